@@ -1,0 +1,55 @@
+package forewarn
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Duration is a time.Duration that reads and writes Go's syntax in JSON
+// ("5m0s"), and also reads days ("7d").
+type Duration time.Duration
+
+// ParseDuration parses Go's duration syntax plus a "d" suffix for days, as
+// the command line accepts them: "90s", "15m", "7d", "1d12h".
+func ParseDuration(s string) (time.Duration, error) {
+	days, rest, found := strings.Cut(s, "d")
+	if !found {
+		return time.ParseDuration(s)
+	}
+	n, err := strconv.ParseUint(days, 10, 16)
+	if err != nil {
+		return 0, fmt.Errorf("invalid duration %q", s)
+	}
+	d := time.Duration(n) * 24 * time.Hour
+	if rest != "" {
+		more, err := time.ParseDuration(rest)
+		if err != nil || more < 0 {
+			return 0, fmt.Errorf("invalid duration %q", s)
+		}
+		d += more
+	}
+	return d, nil
+}
+
+// String returns Go's syntax.
+func (d Duration) String() string { return time.Duration(d).String() }
+
+// MarshalJSON writes the duration as a string in Go's syntax.
+func (d Duration) MarshalJSON() ([]byte, error) { return json.Marshal(d.String()) }
+
+// UnmarshalJSON reads a string in Go's syntax, with days allowed.
+func (d *Duration) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("duration must be a string such as \"5m\": %w", err)
+	}
+	v, err := ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*d = Duration(v)
+	return nil
+}

@@ -1,0 +1,84 @@
+package forewarn
+
+import "context"
+
+// ScopeSpec asks for a new scope. Zero fields take the defaults:
+// availability-set, 5 update domains, 3 fault domains, 5m terminate notice.
+type ScopeSpec struct {
+	Name            string    `json:"name"`
+	Kind            ScopeKind `json:"kind,omitempty"`
+	UpdateDomains   int       `json:"updateDomains,omitempty"`
+	FaultDomains    int       `json:"faultDomains,omitempty"`
+	TerminateNotice Duration  `json:"terminateNotice,omitempty"`
+}
+
+// VMSpec asks for a new VM. Without Scope the VM is standalone: its own
+// scope, named after it. Nil domains are assigned round-robin.
+type VMSpec struct {
+	Name         string   `json:"name"`
+	Scope        string   `json:"scope,omitempty"`
+	UpdateDomain *int     `json:"updateDomain,omitempty"`
+	FaultDomain  *int     `json:"faultDomain,omitempty"`
+	Addresses    []string `json:"addresses,omitempty"`
+	Priority     Priority `json:"priority,omitempty"`
+}
+
+// Fleet is what the operator can do: the admin API serves it, and its Go
+// client implements it too, so the CLI and tests can use either.
+type Fleet interface {
+	CreateScope(ctx context.Context, spec ScopeSpec) (*Scope, error)
+	Scopes(ctx context.Context) ([]*Scope, error)
+	Scope(ctx context.Context, name string) (*Scope, error)
+	// DeleteScope deletes an empty scope; ErrConflict if it has VMs.
+	DeleteScope(ctx context.Context, name string) error
+
+	CreateVM(ctx context.Context, spec VMSpec) (*VM, error)
+	// VMs lists the VMs of scope, or of every scope if scope is "".
+	VMs(ctx context.Context, scope string) ([]*VM, error)
+	VM(ctx context.Context, name string) (*VM, error)
+	// DeleteVM deletes a VM and removes it from the events it is in.
+	DeleteVM(ctx context.Context, name string) error
+
+	// Operate runs a user operation (restart, redeploy, evict, terminate)
+	// on a VM and returns the event it created.
+	Operate(ctx context.Context, vm string, op Operation) (*Event, error)
+
+	// Events lists the events in flight of scope, or of every scope if "".
+	Events(ctx context.Context, scope string) ([]*Event, error)
+	Event(ctx context.Context, id string) (*Event, error)
+	// Approve approves an event as the admin; a Scheduled event starts at once.
+	Approve(ctx context.Context, id string) (*Event, error)
+	// Cancel removes a Scheduled event; ErrConflict once it has started.
+	Cancel(ctx context.Context, id string) (*Event, error)
+	// History lists up to limit finished and cancelled events, newest first.
+	History(ctx context.Context, limit int) ([]*Event, error)
+}
+
+// ScopeSnapshot is the state of one scope that the metadata endpoint serves:
+// the scope with its incarnation, its VMs, and its events in flight.
+type ScopeSnapshot struct {
+	Scope  *Scope
+	VMs    []*VM
+	Events []*Event
+}
+
+// Publisher receives the state of each scope after every change to it. The
+// control plane publishes; the metadata endpoint serves what was published.
+// The snapshots and everything they point to must not be changed afterwards.
+type Publisher interface {
+	PublishScope(snap *ScopeSnapshot)
+	// RemoveScope says a scope and all its VMs are gone.
+	RemoveScope(name string)
+}
+
+// Metadata is what the metadata endpoint asks of the control plane.
+type Metadata interface {
+	// Approve approves events of the VM's scope on the VM's behalf. Every id
+	// must be an event in flight in that scope, else nothing is approved and
+	// the error wraps ErrInvalid and names the id.
+	Approve(ctx context.Context, vm string, ids []string) error
+	// Enable notes that a VM of the scope asked for its events (SPEC.md 9);
+	// the first request of a scope that has not enabled Scheduled Events
+	// is held for the first-call delay.
+	Enable(ctx context.Context, scope string) error
+}

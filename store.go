@@ -1,0 +1,52 @@
+package forewarn
+
+import "context"
+
+// Store keeps the state of the fleet: scopes, VMs, events in flight, the
+// history of finished events, and a few settings. Every change is made in a
+// transaction; an Update that returned nil is durable.
+type Store interface {
+	// View runs fn in a read-only transaction.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Update runs fn in a read-write transaction and commits it if fn
+	// returns nil. The store may run fn more than once (etcd retries on
+	// conflicts), so fn must have no effects outside tx.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// Close releases the store.
+	Close() error
+}
+
+// Tx is one transaction. Names are matched case-insensitively. Getters
+// return an error wrapping ErrNotFound for a missing record; the values
+// returned are copies the caller may change and Put back.
+type Tx interface {
+	Scope(name string) (*Scope, error)
+	// Scopes returns every scope, ordered by name.
+	Scopes() ([]*Scope, error)
+	PutScope(s *Scope) error
+	DeleteScope(name string) error
+
+	VM(name string) (*VM, error)
+	// VMs returns the VMs of scope, or of every scope if scope is "",
+	// ordered by name.
+	VMs(scope string) ([]*VM, error)
+	PutVM(vm *VM) error
+	DeleteVM(name string) error
+
+	Event(id string) (*Event, error)
+	// Events returns the events in flight of scope, or of every scope if
+	// scope is "", oldest first.
+	Events(scope string) ([]*Event, error)
+	PutEvent(e *Event) error
+	DeleteEvent(id string) error
+
+	// AppendHistory adds a finished event to the history, dropping the
+	// oldest entries beyond keep.
+	AppendHistory(e *Event, keep int) error
+	// History returns up to limit finished events, newest first.
+	History(limit int) ([]*Event, error)
+
+	// Meta returns a setting, or nil if it is not set.
+	Meta(key string) ([]byte, error)
+	PutMeta(key string, value []byte) error
+}

@@ -1,0 +1,61 @@
+package forewarn
+
+import (
+	"strings"
+	"time"
+)
+
+// Priority is a VM's priority: Spot VMs may be evicted.
+type Priority string
+
+// The priorities of SPEC.md 7.
+const (
+	Regular Priority = "Regular"
+	Spot    Priority = "Spot"
+)
+
+// VMState is what the simulated impact of an event does to a VM. It never
+// changes what the metadata endpoint answers.
+type VMState string
+
+// The states a VM passes through.
+const (
+	Running     VMState = "running"
+	Frozen      VMState = "frozen"
+	Rebooting   VMState = "rebooting"
+	Redeploying VMState = "redeploying"
+	Deleting    VMState = "deleting"
+)
+
+// VM is one virtual machine of a scope.
+type VM struct {
+	Name         string    `json:"name"`
+	ID           string    `json:"vmId"`
+	Scope        string    `json:"scope"`
+	UpdateDomain int       `json:"updateDomain"`
+	FaultDomain  int       `json:"faultDomain"`
+	Addresses    []string  `json:"addresses"`
+	Priority     Priority  `json:"priority"`
+	State        VMState   `json:"state"`
+	CreatedAt    time.Time `json:"createdAt"`
+}
+
+// SameName reports whether two names of VMs or scopes are the same, which
+// they are case-insensitively.
+func SameName(a, b string) bool { return strings.EqualFold(a, b) }
+
+// ValidName reports whether s is a valid name of a VM or scope: 1 to 64
+// letters, digits, '-', '_' or '.'.
+func ValidName(s string) bool {
+	if len(s) < 1 || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		ok := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' ||
+			c == '-' || c == '_' || c == '.'
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
