@@ -1,11 +1,7 @@
 package forewarn
 
-import "time"
+import "github.com/jonboulle/clockwork"
 
-// Clock is the only source of time of the parts. Production passes a real
-// clock; tests pass a fake one and move it by hand. clockwork's clocks
-// satisfy it.
-type Clock interface {
-	Now() time.Time
-	After(d time.Duration) <-chan time.Time
-}
+// Clock is the only source of time of the parts. Production passes
+// clockwork.NewRealClock(); tests pass a fake clock and move it by hand.
+type Clock = clockwork.Clock

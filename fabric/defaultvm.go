@@ -1,0 +1,119 @@
+package fabric
+
+import (
+	"context"
+	"errors"
+
+	"github.com/forewarn/forewarn"
+)
+
+// Meta keys the fabric keeps in the store.
+const (
+	metaInitialized = "initialized"
+	metaDefaultVM   = "default-vm"
+)
+
+// DefaultScope is the scope of the host's default VM.
+const DefaultScope = "default"
+
+// EnsureDefaultVM sets up the host's own VM (SPEC.md 8). At the first start
+// with an empty inventory it creates the VM, named host, in scope
+// "default"; at every start it gives the default VM, if it still exists,
+// the addresses given (those another VM owns are skipped).
+func (f *Fabric) EnsureDefaultVM(ctx context.Context, host string, addrs []string) (*forewarn.VM, error) {
+	addrs, err := parseAddresses(addrs)
+	if err != nil {
+		return nil, err
+	}
+	var vm *forewarn.VM
+	err = f.update(ctx, func(t *txn) error {
+		init, err := t.Meta(metaInitialized)
+		if err != nil {
+			return err
+		}
+		if init == nil {
+			if vm, err = f.createDefaultVM(t, host); err != nil {
+				return err
+			}
+		} else if vm, err = defaultVM(t); vm == nil || err != nil {
+			return err
+		}
+		return f.readdress(t, vm, addrs)
+	})
+	return vm, err
+}
+
+// createDefaultVM marks the store initialised and, if it holds no VM,
+// creates the default one.
+func (f *Fabric) createDefaultVM(t *txn, host string) (*forewarn.VM, error) {
+	if err := t.PutMeta(metaInitialized, []byte("true")); err != nil {
+		return nil, err
+	}
+	if all, err := t.VMs(""); err != nil || len(all) > 0 {
+		return nil, err
+	}
+	scope, err := t.Scope(DefaultScope)
+	if errors.Is(err, forewarn.ErrNotFound) {
+		if scope, err = newScope(forewarn.ScopeSpec{Name: DefaultScope}); err != nil {
+			return nil, err
+		}
+		scope.CreatedAt = t.now
+		err = putNewScope(t, scope)
+	}
+	if err != nil {
+		return nil, err
+	}
+	vm, err := newVM(forewarn.VMSpec{Name: "default"})
+	if err != nil {
+		return nil, err
+	}
+	vm.Name = host // the host name as it is (SPEC.md 8)
+	vm.CreatedAt = t.now
+	if err := putNewVM(t, vm, scope, forewarn.VMSpec{}); err != nil {
+		return nil, err
+	}
+	return vm, t.PutMeta(metaDefaultVM, []byte(vm.Name))
+}
+
+// defaultVM returns the default VM, or nil if there is none any more.
+func defaultVM(t *txn) (*forewarn.VM, error) {
+	name, err := t.Meta(metaDefaultVM)
+	if err != nil || name == nil {
+		return nil, err
+	}
+	vm, err := t.VM(string(name))
+	if errors.Is(err, forewarn.ErrNotFound) {
+		return nil, nil
+	}
+	return vm, err
+}
+
+// readdress gives a VM the addresses no other VM owns.
+func (f *Fabric) readdress(t *txn, vm *forewarn.VM, addrs []string) error {
+	if vm == nil {
+		return nil
+	}
+	all, err := t.VMs("")
+	if err != nil {
+		return err
+	}
+	owner := map[string]string{}
+	for _, other := range all {
+		for _, a := range other.Addresses {
+			owner[a] = other.Name
+		}
+	}
+	vm.Addresses = vm.Addresses[:0]
+	for _, a := range addrs {
+		if o, taken := owner[a]; taken && !forewarn.SameName(o, vm.Name) {
+			f.log.Warn("default VM skips an address another VM owns", "address", a, "owner", o)
+			continue
+		}
+		vm.Addresses = append(vm.Addresses, a)
+	}
+	if err := t.PutVM(vm); err != nil {
+		return err
+	}
+	t.touch(vm.Scope)
+	return nil
+}

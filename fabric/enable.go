@@ -1,0 +1,150 @@
+package fabric
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/forewarn/forewarn"
+)
+
+// enableFlushEvery is how often the last request of each scope is stored
+// (DESIGN.md: at most once a minute per scope).
+const enableFlushEvery = time.Minute
+
+// enabling is what the fabric knows in memory of the requests of each
+// scope: when one was last seen, and what the store holds.
+type enabling struct {
+	mu     sync.Mutex
+	seen   map[string]time.Time // scope key -> last request
+	stored map[string]time.Time // scope key -> LastSeen in the store
+}
+
+func newEnabling() enabling {
+	return enabling{seen: map[string]time.Time{}, stored: map[string]time.Time{}}
+}
+
+// note records a request and returns the LastSeen the store holds, if known.
+func (e *enabling) note(key string, now time.Time) (time.Time, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.seen[key] = now
+	stored, ok := e.stored[key]
+	return stored, ok
+}
+
+func (e *enabling) lastSeen(key string) time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.seen[key]
+}
+
+func (e *enabling) setStored(key string, t time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.stored[key] = t
+}
+
+// unstored returns the requests seen since the store was last told.
+func (e *enabling) unstored() map[string]time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := map[string]time.Time{}
+	for key, seen := range e.seen {
+		if seen.After(e.stored[key]) {
+			out[key] = seen
+		}
+	}
+	return out
+}
+
+// overlay shows the last request seen in memory on a scope.
+func (e *enabling) overlay(s *forewarn.Scope) {
+	if seen := e.lastSeen(strings.ToLower(s.Name)); seen.After(s.LastSeen) {
+		s.LastSeen = seen
+	}
+}
+
+// enabled reports whether a scope gets notice (SPEC.md 9): it has enabled
+// Scheduled Events and asked within the idle time.
+func (f *Fabric) enabled(s *forewarn.Scope, now time.Time) bool {
+	if f.cfg.AlwaysEnabled {
+		return true
+	}
+	if s.EnabledAt.IsZero() {
+		return false
+	}
+	last := s.LastSeen
+	if seen := f.enabling.lastSeen(strings.ToLower(s.Name)); seen.After(last) {
+		last = seen
+	}
+	return now.Sub(last) < f.cfg.EnableIdle
+}
+
+// enable notes a request of a VM of the scope. A scope that was not enabled
+// is enabled in the store before the answer, after the first-call delay.
+func (f *Fabric) enable(ctx context.Context, scope string) error {
+	now := f.clock.Now()
+	key := strings.ToLower(scope)
+	if stored, ok := f.enabling.note(key, now); ok && now.Sub(stored) < f.cfg.EnableIdle {
+		return nil
+	}
+	first := false
+	err := f.update(ctx, func(t *txn) error {
+		s, err := t.Scope(scope)
+		if err != nil {
+			return err
+		}
+		first = !f.cfg.AlwaysEnabled && (s.EnabledAt.IsZero() || now.Sub(s.LastSeen) >= f.cfg.EnableIdle)
+		if first {
+			s.EnabledAt = now
+		}
+		s.LastSeen = now
+		return t.PutScope(s)
+	})
+	if err != nil {
+		return err
+	}
+	f.enabling.setStored(key, now)
+	if first && f.cfg.FirstCallDelay > 0 {
+		select {
+		case <-f.clock.After(f.cfg.FirstCallDelay):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+// flushEnabling stores the last request of every scope seen since the last
+// flush.
+func (f *Fabric) flushEnabling(ctx context.Context) error {
+	pending := f.enabling.unstored()
+	if len(pending) == 0 {
+		return nil
+	}
+	err := f.update(ctx, func(t *txn) error {
+		for key, seen := range pending {
+			s, err := t.Scope(key)
+			if errors.Is(err, forewarn.ErrNotFound) {
+				continue
+			} else if err != nil {
+				return err
+			}
+			s.LastSeen = seen
+			if err := t.PutScope(s); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for key, seen := range pending {
+		f.enabling.setStored(key, seen)
+	}
+	return nil
+}

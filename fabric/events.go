@@ -1,0 +1,108 @@
+package fabric
+
+import (
+	"context"
+	"strings"
+
+	"github.com/forewarn/forewarn"
+)
+
+// Events lists the events in flight of scope, or of every scope if "".
+func (f *Fabric) Events(ctx context.Context, scope string) ([]*forewarn.Event, error) {
+	var events []*forewarn.Event
+	err := f.view(ctx, func(tx forewarn.Tx) error {
+		if scope != "" {
+			if _, err := tx.Scope(scope); err != nil {
+				return err
+			}
+		}
+		var err error
+		events, err = tx.Events(scope)
+		return err
+	})
+	return events, err
+}
+
+// Event returns one event in flight.
+func (f *Fabric) Event(ctx context.Context, id string) (*forewarn.Event, error) {
+	var e *forewarn.Event
+	err := f.view(ctx, func(tx forewarn.Tx) error {
+		var err error
+		e, err = tx.Event(strings.ToLower(id))
+		return err
+	})
+	return e, err
+}
+
+// History lists up to limit finished and cancelled events, newest first.
+func (f *Fabric) History(ctx context.Context, limit int) ([]*forewarn.Event, error) {
+	var events []*forewarn.Event
+	err := f.view(ctx, func(tx forewarn.Tx) error {
+		var err error
+		events, err = tx.History(limit)
+		return err
+	})
+	return events, err
+}
+
+// Approve approves an event as the admin: a Scheduled event starts at once.
+func (f *Fabric) Approve(ctx context.Context, id string) (*forewarn.Event, error) {
+	var e *forewarn.Event
+	err := f.update(ctx, func(t *txn) error {
+		var err error
+		if e, err = t.Event(strings.ToLower(id)); err != nil {
+			return err
+		}
+		return f.approve(t, e, forewarn.ApprovedByAdmin)
+	})
+	return e, err
+}
+
+// Cancel removes a Scheduled event; a started one cannot be cancelled.
+func (f *Fabric) Cancel(ctx context.Context, id string) (*forewarn.Event, error) {
+	var e *forewarn.Event
+	err := f.update(ctx, func(t *txn) error {
+		var err error
+		if e, err = t.Event(strings.ToLower(id)); err != nil {
+			return err
+		}
+		if e.Status == forewarn.Started {
+			return forewarn.Errorf(forewarn.ErrConflict,
+				"event %s has started and can no longer be cancelled", e.ID)
+		}
+		return f.end(t, e, forewarn.Cancelled)
+	})
+	return e, err
+}
+
+// ApproveFor approves events on behalf of a VM: every id must be an event in
+// flight in the VM's scope, else nothing is approved.
+func (f *Fabric) approveFor(t *txn, vmName string, ids []string) error {
+	vm, err := t.VM(vmName)
+	if err != nil {
+		return err
+	}
+	events, err := t.Events(vm.Scope)
+	if err != nil {
+		return err
+	}
+	byID := make(map[string]*forewarn.Event, len(events))
+	for _, e := range events {
+		byID[e.ID] = e
+	}
+	chosen := make([]*forewarn.Event, 0, len(ids))
+	for _, id := range ids {
+		e, ok := byID[strings.ToLower(id)]
+		if !ok {
+			return forewarn.Errorf(forewarn.ErrInvalid,
+				"EventId %q is not an event of this VM's scope", id)
+		}
+		chosen = append(chosen, e)
+	}
+	for _, e := range chosen {
+		if err := f.approve(t, e, vm.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,173 @@
+package fabric
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/forewarn/forewarn"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// Config is what a Fabric needs. Zero fields take the defaults of DESIGN.md.
+type Config struct {
+	Store     forewarn.Store
+	Clock     forewarn.Clock
+	Publisher forewarn.Publisher // may be nil
+	// TimeScale divides notice and simulated impact times; default 1.
+	TimeScale float64
+	// MaxUserOps is the limit of user operations in flight per scope;
+	// default 10.
+	MaxUserOps int
+	// FirstCallDelay holds the first request of a scope that enables
+	// Scheduled Events.
+	FirstCallDelay time.Duration
+	// EnableIdle is how long a scope stays enabled without a request;
+	// default 24h.
+	EnableIdle time.Duration
+	// AlwaysEnabled enables every scope from the start (--dev).
+	AlwaysEnabled bool
+	// HistoryKeep is how many finished events the history keeps; default
+	// 10,000.
+	HistoryKeep int
+	Logger      *slog.Logger
+	Registerer  prometheus.Registerer // may be nil
+}
+
+// Fabric is the control plane. It implements forewarn.Fleet for the admin
+// API; Metadata returns what the metadata endpoint uses.
+type Fabric struct {
+	cfg     Config
+	store   forewarn.Store
+	clock   forewarn.Clock
+	log     *slog.Logger
+	metrics *metrics
+
+	// mu serialises changes, so that snapshots are published in the order
+	// of their commits.
+	mu   sync.Mutex
+	wake chan struct{}
+
+	enabling enabling
+}
+
+var _ forewarn.Fleet = (*Fabric)(nil)
+
+// New returns a Fabric over the store and publishes the state of every
+// scope.
+func New(ctx context.Context, cfg Config) (*Fabric, error) {
+	if cfg.Store == nil || cfg.Clock == nil {
+		return nil, fmt.Errorf("fabric: a store and a clock are required")
+	}
+	if cfg.TimeScale <= 0 {
+		cfg.TimeScale = 1
+	}
+	if cfg.MaxUserOps <= 0 {
+		cfg.MaxUserOps = 10
+	}
+	if cfg.EnableIdle <= 0 {
+		cfg.EnableIdle = 24 * time.Hour
+	}
+	if cfg.HistoryKeep <= 0 {
+		cfg.HistoryKeep = 10000
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	f := &Fabric{
+		cfg:      cfg,
+		store:    cfg.Store,
+		clock:    cfg.Clock,
+		log:      cfg.Logger.With("component", "fabric"),
+		metrics:  newMetrics(cfg.Registerer),
+		wake:     make(chan struct{}, 1),
+		enabling: newEnabling(),
+	}
+	if err := f.publishAll(ctx); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// scaled divides a duration by the time scale.
+func (f *Fabric) scaled(d time.Duration) time.Duration {
+	return time.Duration(float64(d) / f.cfg.TimeScale)
+}
+
+// view runs fn in a read-only transaction, timed.
+func (f *Fabric) view(ctx context.Context, fn func(forewarn.Tx) error) error {
+	defer f.metrics.observeStore("view", time.Now())
+	return f.store.View(ctx, fn)
+}
+
+// update runs fn in a read-write transaction, then publishes the scopes it
+// changed and wakes the scheduler.
+func (f *Fabric) update(ctx context.Context, fn func(*txn) error) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var t *txn
+	start := time.Now() // latency is measured in real time, whatever the clock
+	err := f.store.Update(ctx, func(tx forewarn.Tx) error {
+		t = newTxn(tx, f.clock.Now(), f.cfg.HistoryKeep)
+		if err := fn(t); err != nil {
+			return err
+		}
+		return t.collect()
+	})
+	f.metrics.observeStore("update", start)
+	if err != nil {
+		return err
+	}
+	f.publish(t)
+	if len(t.touched) > 0 || len(t.deleted) > 0 {
+		select {
+		case f.wake <- struct{}{}:
+		default:
+		}
+	}
+	return nil
+}
+
+// publish hands the snapshots collected by a committed transaction to the
+// publisher and the metrics.
+func (f *Fabric) publish(t *txn) {
+	for _, name := range t.removed {
+		f.metrics.setScope(name, nil)
+		if f.cfg.Publisher != nil {
+			f.cfg.Publisher.RemoveScope(name)
+		}
+	}
+	for _, snap := range t.snapshots {
+		f.metrics.setScope(snap.Scope.Name, snap.Events)
+		if f.cfg.Publisher != nil {
+			f.cfg.Publisher.PublishScope(snap)
+		}
+	}
+	f.metrics.record(t)
+}
+
+// publishAll publishes every scope, as at start.
+func (f *Fabric) publishAll(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t := &txn{}
+	err := f.view(ctx, func(tx forewarn.Tx) error {
+		scopes, err := tx.Scopes()
+		if err != nil {
+			return err
+		}
+		t = newTxn(tx, f.clock.Now(), f.cfg.HistoryKeep)
+		for _, s := range scopes {
+			t.touch(s.Name)
+		}
+		return t.collect()
+	})
+	if err != nil {
+		return fmt.Errorf("load state: %w", err)
+	}
+	f.publish(t)
+	return nil
+}

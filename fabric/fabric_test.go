@@ -1,0 +1,167 @@
+package fabric
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/bolt"
+	"github.com/jonboulle/clockwork"
+)
+
+// t0 is the fake clock's start, mid-second to exercise the rounding.
+var t0 = time.Date(2026, 11, 25, 10, 0, 0, 300_000_000, time.UTC)
+
+// harness is a Fabric over a bbolt store in a temp dir, with a fake clock
+// and a publisher that checks incarnations only grow.
+type harness struct {
+	tb    testing.TB
+	ctx   context.Context
+	path  string
+	cfg   Config
+	clock *clockwork.FakeClock
+	store *bolt.Store
+	pub   *recorder
+	f     *Fabric
+}
+
+func mustOpenHarness(tb testing.TB, cfg Config) *harness {
+	tb.Helper()
+	h := &harness{
+		tb:    tb,
+		ctx:   context.Background(),
+		path:  filepath.Join(tb.TempDir(), "forewarn.db"),
+		cfg:   cfg,
+		clock: clockwork.NewFakeClockAt(t0),
+		pub:   newRecorder(tb),
+	}
+	h.open()
+	tb.Cleanup(func() { h.store.Close() })
+	return h
+}
+
+func (h *harness) open() {
+	h.tb.Helper()
+	s, err := bolt.Open(h.path, bolt.Options{})
+	if err != nil {
+		h.tb.Fatalf("open store: %v", err)
+	}
+	cfg := h.cfg
+	cfg.Store, cfg.Clock, cfg.Publisher = s, h.clock, h.pub
+	f, err := New(h.ctx, cfg)
+	if err != nil {
+		h.tb.Fatalf("new fabric: %v", err)
+	}
+	h.store, h.f = s, f
+}
+
+// reopen closes the store and opens it again, as a restart of the server.
+func (h *harness) reopen() {
+	h.tb.Helper()
+	if err := h.store.Close(); err != nil {
+		h.tb.Fatalf("close store: %v", err)
+	}
+	h.open()
+}
+
+func (h *harness) scope(spec forewarn.ScopeSpec) *forewarn.Scope {
+	h.tb.Helper()
+	s, err := h.f.CreateScope(h.ctx, spec)
+	if err != nil {
+		h.tb.Fatalf("create scope %q: %v", spec.Name, err)
+	}
+	return s
+}
+
+func (h *harness) vm(spec forewarn.VMSpec) *forewarn.VM {
+	h.tb.Helper()
+	vm, err := h.f.CreateVM(h.ctx, spec)
+	if err != nil {
+		h.tb.Fatalf("create vm %q: %v", spec.Name, err)
+	}
+	return vm
+}
+
+func (h *harness) operate(vm string, op forewarn.Operation) *forewarn.Event {
+	h.tb.Helper()
+	e, err := h.f.Operate(h.ctx, vm, op)
+	if err != nil {
+		h.tb.Fatalf("%s %s: %v", op, vm, err)
+	}
+	return e
+}
+
+// tick advances the clock by d and does what is due.
+func (h *harness) tick(d time.Duration) {
+	h.tb.Helper()
+	h.clock.Advance(d)
+	if _, err := h.f.Tick(h.ctx); err != nil {
+		h.tb.Fatalf("tick: %v", err)
+	}
+}
+
+// incarnation returns a scope's incarnation as stored.
+func (h *harness) incarnation(scope string) int64 {
+	h.tb.Helper()
+	s, err := h.f.Scope(h.ctx, scope)
+	if err != nil {
+		h.tb.Fatalf("scope %q: %v", scope, err)
+	}
+	return s.Incarnation
+}
+
+// event returns the event in flight, or nil if it is gone.
+func (h *harness) event(id string) *forewarn.Event {
+	h.tb.Helper()
+	e, err := h.f.Event(h.ctx, id)
+	if errors.Is(err, forewarn.ErrNotFound) {
+		return nil
+	} else if err != nil {
+		h.tb.Fatalf("event %s: %v", id, err)
+	}
+	return e
+}
+
+// recorder is a Publisher that keeps the last snapshot of each scope and
+// fails the test if a scope's incarnation ever goes down.
+type recorder struct {
+	tb      testing.TB
+	mu      sync.Mutex
+	last    map[string]*forewarn.ScopeSnapshot
+	changed chan string
+}
+
+func newRecorder(tb testing.TB) *recorder {
+	return &recorder{tb: tb, last: map[string]*forewarn.ScopeSnapshot{}, changed: make(chan string, 1000)}
+}
+
+func (r *recorder) PublishScope(snap *forewarn.ScopeSnapshot) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	key := strings.ToLower(snap.Scope.Name)
+	if prev := r.last[key]; prev != nil && snap.Scope.Incarnation < prev.Scope.Incarnation {
+		r.tb.Errorf("scope %s: incarnation went from %d to %d", key, prev.Scope.Incarnation, snap.Scope.Incarnation)
+	}
+	r.last[key] = snap
+	select {
+	case r.changed <- key:
+	default:
+	}
+}
+
+func (r *recorder) RemoveScope(name string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.last, strings.ToLower(name))
+}
+
+func (r *recorder) snapshot(scope string) *forewarn.ScopeSnapshot {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.last[strings.ToLower(scope)]
+}

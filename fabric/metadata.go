@@ -1,0 +1,25 @@
+package fabric
+
+import (
+	"context"
+
+	"github.com/forewarn/forewarn"
+)
+
+// Metadata returns the fabric's side of the metadata endpoint: approvals
+// by VMs and enabling.
+func (f *Fabric) Metadata() forewarn.Metadata { return metadata{f} }
+
+type metadata struct{ f *Fabric }
+
+var _ forewarn.Metadata = metadata{}
+
+// Approve approves events on behalf of a VM of their scope.
+func (m metadata) Approve(ctx context.Context, vm string, ids []string) error {
+	return m.f.update(ctx, func(t *txn) error { return m.f.approveFor(t, vm, ids) })
+}
+
+// Enable notes a request of a VM of the scope for its events.
+func (m metadata) Enable(ctx context.Context, scope string) error {
+	return m.f.enable(ctx, scope)
+}

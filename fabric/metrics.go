@@ -1,0 +1,99 @@
+package fabric
+
+import (
+	"sync"
+	"time"
+
+	"github.com/forewarn/forewarn"
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics are the fabric's Prometheus metrics.
+type metrics struct {
+	created   *prometheus.CounterVec
+	started   *prometheus.CounterVec
+	ended     *prometheus.CounterVec
+	approvals *prometheus.CounterVec
+	inFlight  *prometheus.GaugeVec
+	store     *prometheus.HistogramVec
+
+	mu     sync.Mutex
+	scopes map[string][]*forewarn.Event
+}
+
+func newMetrics(reg prometheus.Registerer) *metrics {
+	m := &metrics{
+		created: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "forewarn_events_created_total", Help: "Events created, by type and source.",
+		}, []string{"type", "source"}),
+		started: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "forewarn_events_started_total", Help: "Events started, by type.",
+		}, []string{"type"}),
+		ended: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "forewarn_events_ended_total", Help: "Events that left the document, by type and outcome.",
+		}, []string{"type", "outcome"}),
+		approvals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "forewarn_approvals_total", Help: "Event approvals, by who approved (vm or admin).",
+		}, []string{"by"}),
+		inFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "forewarn_events", Help: "Events in flight, by type and status.",
+		}, []string{"type", "status"}),
+		store: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "forewarn_store_transaction_duration_seconds",
+			Help:    "Time of store transactions, by kind (view or update).",
+			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
+		}, []string{"op"}),
+		scopes: map[string][]*forewarn.Event{},
+	}
+	if reg != nil {
+		reg.MustRegister(m.created, m.started, m.ended, m.approvals, m.inFlight, m.store)
+	}
+	return m
+}
+
+func (m *metrics) observeStore(op string, start time.Time) {
+	m.store.WithLabelValues(op).Observe(time.Since(start).Seconds())
+}
+
+// record counts what a committed transaction did.
+func (m *metrics) record(t *txn) {
+	for _, e := range t.created {
+		m.created.WithLabelValues(string(e.Type), string(e.Source)).Inc()
+	}
+	for _, e := range t.started {
+		m.started.WithLabelValues(string(e.Type)).Inc()
+	}
+	for _, e := range t.ended {
+		m.ended.WithLabelValues(string(e.Type), string(e.Outcome)).Inc()
+	}
+	for _, by := range t.approvals {
+		label := "vm"
+		if by == forewarn.ApprovedByAdmin {
+			label = "admin"
+		}
+		m.approvals.WithLabelValues(label).Inc()
+	}
+}
+
+// setScope records the events in flight of a scope (nil: scope gone) and
+// recounts the gauge.
+func (m *metrics) setScope(name string, events []*forewarn.Event) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if events == nil {
+		delete(m.scopes, name)
+	} else {
+		m.scopes[name] = events
+	}
+	m.inFlight.Reset()
+	for _, t := range forewarn.EventTypes {
+		for _, s := range []forewarn.EventStatus{forewarn.Scheduled, forewarn.Started} {
+			m.inFlight.WithLabelValues(string(t), string(s))
+		}
+	}
+	for _, events := range m.scopes {
+		for _, e := range events {
+			m.inFlight.WithLabelValues(string(e.Type), string(e.Status)).Inc()
+		}
+	}
+}

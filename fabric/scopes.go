@@ -1,0 +1,145 @@
+package fabric
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/forewarn/forewarn"
+)
+
+// The defaults and bounds of a new scope.
+const (
+	DefaultUpdateDomains = 5
+	DefaultFaultDomains  = 3
+	MaxUpdateDomains     = 20
+	MaxFaultDomains      = 5
+)
+
+// CreateScope creates a scope, its incarnation at 1.
+func (f *Fabric) CreateScope(ctx context.Context, spec forewarn.ScopeSpec) (*forewarn.Scope, error) {
+	s, err := newScope(spec)
+	if err != nil {
+		return nil, err
+	}
+	err = f.update(ctx, func(t *txn) error {
+		s.CreatedAt = t.now
+		return putNewScope(t, s)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// newScope checks a spec and fills in its defaults.
+func newScope(spec forewarn.ScopeSpec) (*forewarn.Scope, error) {
+	s := &forewarn.Scope{
+		Name:            spec.Name,
+		Kind:            spec.Kind,
+		UpdateDomains:   spec.UpdateDomains,
+		FaultDomains:    spec.FaultDomains,
+		TerminateNotice: spec.TerminateNotice,
+		Incarnation:     1,
+	}
+	if s.Kind == "" {
+		s.Kind = forewarn.AvailabilitySet
+	}
+	if s.UpdateDomains == 0 {
+		s.UpdateDomains = DefaultUpdateDomains
+	}
+	if s.FaultDomains == 0 {
+		s.FaultDomains = DefaultFaultDomains
+	}
+	if s.TerminateNotice == 0 {
+		s.TerminateNotice = forewarn.Duration(DefaultTerminateNotice)
+	}
+	return s, checkScope(s)
+}
+
+func checkScope(s *forewarn.Scope) error {
+	switch {
+	case !forewarn.ValidName(s.Name):
+		return forewarn.Errorf(forewarn.ErrInvalid,
+			"invalid scope name %q: want 1-64 letters, digits, '-', '_' or '.'", s.Name)
+	case s.Kind != forewarn.AvailabilitySet && s.Kind != forewarn.ScaleSet && s.Kind != forewarn.CloudService:
+		return forewarn.Errorf(forewarn.ErrInvalid,
+			"invalid scope kind %q: want availability-set, scale-set or cloud-service", s.Kind)
+	case s.UpdateDomains < 1 || s.UpdateDomains > MaxUpdateDomains:
+		return forewarn.Errorf(forewarn.ErrInvalid,
+			"invalid update domain count %d: want 1 to %d", s.UpdateDomains, MaxUpdateDomains)
+	case s.FaultDomains < 1 || s.FaultDomains > MaxFaultDomains:
+		return forewarn.Errorf(forewarn.ErrInvalid,
+			"invalid fault domain count %d: want 1 to %d", s.FaultDomains, MaxFaultDomains)
+	case time.Duration(s.TerminateNotice) < MinTerminateNotice || time.Duration(s.TerminateNotice) > MaxTerminateNotice:
+		return forewarn.Errorf(forewarn.ErrInvalid,
+			"invalid terminate notice %s: want 5m to 15m", s.TerminateNotice)
+	}
+	return nil
+}
+
+// putNewScope stores a scope whose name must not be taken.
+func putNewScope(t *txn, s *forewarn.Scope) error {
+	if _, err := t.Scope(s.Name); err == nil {
+		return forewarn.Errorf(forewarn.ErrConflict, "scope %q already exists", s.Name)
+	} else if !errors.Is(err, forewarn.ErrNotFound) {
+		return err
+	}
+	if err := t.PutScope(s); err != nil {
+		return err
+	}
+	t.touch(s.Name)
+	return nil
+}
+
+// Scopes lists every scope, with the last request seen in memory.
+func (f *Fabric) Scopes(ctx context.Context) ([]*forewarn.Scope, error) {
+	var scopes []*forewarn.Scope
+	err := f.view(ctx, func(tx forewarn.Tx) error {
+		var err error
+		scopes, err = tx.Scopes()
+		return err
+	})
+	for _, s := range scopes {
+		f.enabling.overlay(s)
+	}
+	return scopes, err
+}
+
+// Scope returns one scope.
+func (f *Fabric) Scope(ctx context.Context, name string) (*forewarn.Scope, error) {
+	var s *forewarn.Scope
+	err := f.view(ctx, func(tx forewarn.Tx) error {
+		var err error
+		s, err = tx.Scope(name)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	f.enabling.overlay(s)
+	return s, nil
+}
+
+// DeleteScope deletes a scope that has no VMs.
+func (f *Fabric) DeleteScope(ctx context.Context, name string) error {
+	return f.update(ctx, func(t *txn) error {
+		s, err := t.Scope(name)
+		if err != nil {
+			return err
+		}
+		vms, err := t.VMs(s.Name)
+		if err != nil {
+			return err
+		}
+		if len(vms) > 0 {
+			return forewarn.Errorf(forewarn.ErrConflict,
+				"scope %q still has %d VMs: delete them first", s.Name, len(vms))
+		}
+		if err := t.DeleteScope(s.Name); err != nil {
+			return err
+		}
+		t.scopeDeleted(s.Name)
+		return nil
+	})
+}

@@ -1,0 +1,270 @@
+package fabric
+
+import (
+	"context"
+	"errors"
+	"net/netip"
+	"strings"
+
+	"github.com/forewarn/forewarn"
+	"github.com/google/uuid"
+)
+
+// CreateVM creates a VM; without a scope it is standalone, its own scope.
+func (f *Fabric) CreateVM(ctx context.Context, spec forewarn.VMSpec) (*forewarn.VM, error) {
+	vm, err := newVM(spec)
+	if err != nil {
+		return nil, err
+	}
+	err = f.update(ctx, func(t *txn) error {
+		vm.CreatedAt = t.now
+		scope, err := f.scopeFor(t, spec)
+		if err != nil {
+			return err
+		}
+		return putNewVM(t, vm, scope, spec)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return vm, nil
+}
+
+// newVM checks the parts of a spec that need no state.
+func newVM(spec forewarn.VMSpec) (*forewarn.VM, error) {
+	if !forewarn.ValidName(spec.Name) {
+		return nil, forewarn.Errorf(forewarn.ErrInvalid,
+			"invalid vm name %q: want 1-64 letters, digits, '-', '_' or '.'", spec.Name)
+	}
+	priority := forewarn.Regular
+	switch {
+	case spec.Priority == "" || strings.EqualFold(string(spec.Priority), string(forewarn.Regular)):
+	case strings.EqualFold(string(spec.Priority), string(forewarn.Spot)):
+		priority = forewarn.Spot
+	default:
+		return nil, forewarn.Errorf(forewarn.ErrInvalid,
+			"invalid priority %q: want Regular or Spot", spec.Priority)
+	}
+	addrs, err := parseAddresses(spec.Addresses)
+	if err != nil {
+		return nil, err
+	}
+	return &forewarn.VM{
+		Name:      spec.Name,
+		ID:        uuid.NewString(),
+		Addresses: addrs,
+		Priority:  priority,
+		State:     forewarn.Running,
+	}, nil
+}
+
+// parseAddresses returns the canonical form of each address.
+func parseAddresses(in []string) ([]string, error) {
+	out := make([]string, 0, len(in))
+	for _, s := range in {
+		a, err := netip.ParseAddr(strings.TrimSpace(s))
+		if err != nil {
+			return nil, forewarn.Errorf(forewarn.ErrInvalid, "invalid address %q: not an IP address", s)
+		}
+		out = append(out, a.Unmap().String())
+	}
+	return out, nil
+}
+
+// scopeFor returns the scope of a new VM, creating the standalone one.
+func (f *Fabric) scopeFor(t *txn, spec forewarn.VMSpec) (*forewarn.Scope, error) {
+	if spec.Scope != "" {
+		s, err := t.Scope(spec.Scope)
+		if errors.Is(err, forewarn.ErrNotFound) {
+			return nil, forewarn.Errorf(forewarn.ErrNotFound, "scope %q does not exist", spec.Scope)
+		}
+		return s, err
+	}
+	s := &forewarn.Scope{
+		Name:            spec.Name,
+		Kind:            forewarn.Standalone,
+		UpdateDomains:   1,
+		FaultDomains:    1,
+		TerminateNotice: forewarn.Duration(DefaultTerminateNotice),
+		Incarnation:     1,
+		CreatedAt:       t.now,
+	}
+	return s, putNewScope(t, s)
+}
+
+// putNewVM places a VM in its scope's domains and stores it, refusing a
+// name or an address that is taken.
+func putNewVM(t *txn, vm *forewarn.VM, scope *forewarn.Scope, spec forewarn.VMSpec) error {
+	if _, err := t.VM(vm.Name); err == nil {
+		return forewarn.Errorf(forewarn.ErrConflict, "vm %q already exists", vm.Name)
+	} else if !errors.Is(err, forewarn.ErrNotFound) {
+		return err
+	}
+	all, err := t.VMs("")
+	if err != nil {
+		return err
+	}
+	if err := checkAddresses(vm, all); err != nil {
+		return err
+	}
+	vm.Scope = scope.Name
+	peers := make([]*forewarn.VM, 0)
+	for _, other := range all {
+		if forewarn.SameName(other.Scope, scope.Name) {
+			peers = append(peers, other)
+		}
+	}
+	if vm.UpdateDomain, err = domain(spec.UpdateDomain, scope.UpdateDomains, "update", peers,
+		func(v *forewarn.VM) int { return v.UpdateDomain }); err != nil {
+		return err
+	}
+	if vm.FaultDomain, err = domain(spec.FaultDomain, scope.FaultDomains, "fault", peers,
+		func(v *forewarn.VM) int { return v.FaultDomain }); err != nil {
+		return err
+	}
+	if err := t.PutVM(vm); err != nil {
+		return err
+	}
+	t.touch(scope.Name)
+	return nil
+}
+
+// checkAddresses refuses an address another VM owns.
+func checkAddresses(vm *forewarn.VM, all []*forewarn.VM) error {
+	owner := map[string]string{}
+	for _, other := range all {
+		for _, a := range other.Addresses {
+			owner[a] = other.Name
+		}
+	}
+	seen := map[string]bool{}
+	for _, a := range vm.Addresses {
+		if name, ok := owner[a]; ok {
+			return forewarn.Errorf(forewarn.ErrConflict, "address %s already belongs to vm %q", a, name)
+		}
+		if seen[a] {
+			return forewarn.Errorf(forewarn.ErrInvalid, "address %s is given twice", a)
+		}
+		seen[a] = true
+	}
+	return nil
+}
+
+// domain returns the asked domain if it is in range, or else the least
+// used one of the scope, lowest first: round-robin as VMs are added.
+func domain(asked *int, count int, kind string, peers []*forewarn.VM, of func(*forewarn.VM) int) (int, error) {
+	if asked != nil {
+		if *asked < 0 || *asked >= count {
+			return 0, forewarn.Errorf(forewarn.ErrInvalid,
+				"invalid %s domain %d: the scope has %s domains 0 to %d", kind, *asked, kind, count-1)
+		}
+		return *asked, nil
+	}
+	used := make([]int, count)
+	for _, p := range peers {
+		if d := of(p); d >= 0 && d < count {
+			used[d]++
+		}
+	}
+	best := 0
+	for d := range used {
+		if used[d] < used[best] {
+			best = d
+		}
+	}
+	return best, nil
+}
+
+// VMs lists the VMs of scope, or of every scope if "".
+func (f *Fabric) VMs(ctx context.Context, scope string) ([]*forewarn.VM, error) {
+	var vms []*forewarn.VM
+	err := f.view(ctx, func(tx forewarn.Tx) error {
+		if scope != "" {
+			if _, err := tx.Scope(scope); err != nil {
+				return err
+			}
+		}
+		var err error
+		vms, err = tx.VMs(scope)
+		return err
+	})
+	return vms, err
+}
+
+// VM returns one VM.
+func (f *Fabric) VM(ctx context.Context, name string) (*forewarn.VM, error) {
+	var vm *forewarn.VM
+	err := f.view(ctx, func(tx forewarn.Tx) error {
+		var err error
+		vm, err = tx.VM(name)
+		return err
+	})
+	return vm, err
+}
+
+// DeleteVM deletes a VM and removes it from the events it is in.
+func (f *Fabric) DeleteVM(ctx context.Context, name string) error {
+	return f.update(ctx, func(t *txn) error {
+		if _, err := t.VM(name); err != nil {
+			return err
+		}
+		return f.deleteVM(t, name)
+	})
+}
+
+// deleteVM removes a VM from the events of its scope (an event left with no
+// VM is cancelled), deletes it, and deletes its scope if it stood alone.
+func (f *Fabric) deleteVM(t *txn, name string) error {
+	vm, err := t.VM(name)
+	if errors.Is(err, forewarn.ErrNotFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	events, err := t.Events(vm.Scope)
+	if err != nil {
+		return err
+	}
+	for _, e := range events {
+		if err := f.dropResource(t, e, vm.Name); err != nil {
+			return err
+		}
+	}
+	if err := t.DeleteVM(vm.Name); err != nil {
+		return err
+	}
+	t.touch(vm.Scope)
+	scope, err := t.Scope(vm.Scope)
+	if err != nil {
+		return err
+	}
+	if scope.Kind != forewarn.Standalone {
+		return nil
+	}
+	if err := t.DeleteScope(scope.Name); err != nil {
+		return err
+	}
+	t.scopeDeleted(scope.Name)
+	return nil
+}
+
+// dropResource removes a deleted VM from an event.
+func (f *Fabric) dropResource(t *txn, e *forewarn.Event, vm string) error {
+	if !e.Hits(vm) {
+		return nil
+	}
+	kept := e.Resources[:0]
+	for _, r := range e.Resources {
+		if !forewarn.SameName(r, vm) {
+			kept = append(kept, r)
+		}
+	}
+	e.Resources = kept
+	if len(kept) == 0 {
+		return f.end(t, e, forewarn.Cancelled)
+	}
+	if err := t.PutEvent(e); err != nil {
+		return err
+	}
+	return t.eventsChanged(e.Scope)
+}
