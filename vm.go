@@ -45,9 +45,10 @@ type VM struct {
 func SameName(a, b string) bool { return strings.EqualFold(a, b) }
 
 // ValidName reports whether s is a valid name of a VM or scope: 1 to 64
-// letters, digits, '-', '_' or '.'.
+// letters, digits, '-', '_' or '.', but not "." or "..", which cannot be
+// named in a URL path.
 func ValidName(s string) bool {
-	if len(s) < 1 || len(s) > 64 {
+	if len(s) < 1 || len(s) > 64 || s == "." || s == ".." {
 		return false
 	}
 	for _, c := range s {

@@ -1,0 +1,31 @@
+// Package admin is the operator's REST API and its Go client.
+//
+// The Server serves the root forewarn.Fleet interface as JSON under /v1/,
+// behind a bearer token, on the admin listener (127.0.0.1:8170 by default).
+// It also answers /healthz and /metrics without a token. The Client
+// implements forewarn.Fleet over HTTP, so the CLI and tests can use either
+// the fabric itself or a remote server through the same interface.
+//
+// Routes:
+//
+//	GET    /healthz                     {"status":"ok"}
+//	GET    /metrics                     Prometheus metrics
+//	GET    /v1/scopes                   list scopes
+//	POST   /v1/scopes                   create a scope (forewarn.ScopeSpec) -> 201
+//	GET    /v1/scopes/{name}            one scope
+//	DELETE /v1/scopes/{name}            delete an empty scope -> 204
+//	GET    /v1/vms[?scope=S]            list VMs
+//	POST   /v1/vms                      create a VM (forewarn.VMSpec) -> 201
+//	GET    /v1/vms/{name}               one VM
+//	DELETE /v1/vms/{name}               delete a VM -> 204
+//	POST   /v1/vms/{name}/{operation}   restart, redeploy, evict or terminate -> 201 event
+//	GET    /v1/events[?scope=S]         events in flight
+//	GET    /v1/events/{id}              one event
+//	POST   /v1/events/{id}/approve      approve as the admin -> 200 event
+//	POST   /v1/events/{id}/cancel       cancel a Scheduled event -> 200 event
+//	GET    /v1/history[?limit=N]        finished events, newest first (limit 1..10000, default 100)
+//
+// Errors are answered as {"error":"<message>","code":"<kind>"} with the
+// status StatusCode gives; the Client turns them back into *forewarn.Error
+// values that wrap the same sentinel, so errors.Is works alike on both sides.
+package admin

@@ -1,0 +1,63 @@
+package admin
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+
+	"github.com/forewarn/forewarn"
+)
+
+func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, q url.Values) error {
+	events, err := s.fleet.Events(r.Context(), q.Get("scope"))
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, nonNil(events))
+	return nil
+}
+
+func (s *Server) getEvent(w http.ResponseWriter, r *http.Request, _ url.Values) error {
+	event, err := s.fleet.Event(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, event)
+	return nil
+}
+
+func (s *Server) approve(w http.ResponseWriter, r *http.Request, _ url.Values) error {
+	return s.changeEvent(w, r, s.fleet.Approve)
+}
+
+func (s *Server) cancel(w http.ResponseWriter, r *http.Request, _ url.Values) error {
+	return s.changeEvent(w, r, s.fleet.Cancel)
+}
+
+// changeEvent applies a change that takes no input to the event of the path
+// and answers with the event.
+func (s *Server) changeEvent(w http.ResponseWriter, r *http.Request,
+	change func(context.Context, string) (*forewarn.Event, error)) error {
+	if err := requireEmptyBody(w, r); err != nil {
+		return err
+	}
+	event, err := change(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, event)
+	return nil
+}
+
+func (s *Server) history(w http.ResponseWriter, r *http.Request, q url.Values) error {
+	limit, err := parseLimit(q)
+	if err != nil {
+		return err
+	}
+	events, err := s.fleet.History(r.Context(), limit)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, nonNil(events))
+	return nil
+}

@@ -1,0 +1,64 @@
+package admin_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/admin"
+)
+
+// FuzzCreateBodies sends arbitrary bodies to the two routes that decode
+// one. A body is either refused with a 4xx JSON error that reaches no fleet
+// method, or it is a JSON object and reaches CreateScope or CreateVM.
+func FuzzCreateBodies(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"web"}`, `{"name":"web","kind":"scale-set","updateDomains":3,"terminateNotice":"7d"}`,
+		`{"name":"vm","scope":"web","updateDomain":1,"faultDomain":null,"addresses":["10.0.0.1"],"priority":"Spot"}`,
+		``, ` `, `null`, `[]`, `{`, `{"name":1}`, `{"nope":1}`, `{"name":"a"}x`, `{"name":"a"} {}`,
+		`{"terminateNotice":"-5m"}`, `{"updateDomain":1e400}`, "{\"name\":\"\xff\"}", `{"NAME":"a"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	fleet := newFakeFleet()
+	server := admin.NewServer(admin.Config{Fleet: fleet, Token: testToken})
+	f.Fuzz(func(t *testing.T, body []byte) {
+		for _, path := range []string{"/v1/scopes", "/v1/vms"} {
+			fleet.setErr(errors.New("reached the fleet")) // count calls, change nothing
+			callsBefore, _ := fleet.counts()
+			req := httptest.NewRequest("POST", path, bytes.NewReader(body))
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			rec := httptest.NewRecorder()
+			server.ServeHTTP(rec, req)
+			calls, _ := fleet.counts()
+			checkFuzzAnswer(t, path, body, rec, calls > callsBefore)
+		}
+	})
+}
+
+// checkFuzzAnswer checks one answer of FuzzCreateBodies.
+func checkFuzzAnswer(t *testing.T, path string, body []byte, rec *httptest.ResponseRecorder, reached bool) {
+	t.Helper()
+	var answer struct {
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &answer); err != nil || answer.Error == "" {
+		t.Fatalf("POST %s %q: answer %d %q is not a JSON error", path, body, rec.Code, rec.Body)
+	}
+	if reached {
+		if rec.Code != http.StatusInternalServerError {
+			t.Fatalf("POST %s %q reached the fleet but answered %d", path, body, rec.Code)
+		}
+		if !json.Valid(body) || bytes.TrimLeft(body, " \t\r\n")[0] != '{' {
+			t.Fatalf("POST %s %q reached the fleet with a body that is not a JSON object", path, body)
+		}
+		return
+	}
+	if rec.Code < 400 || rec.Code >= 500 || answer.Error == forewarn.ErrorMessage(errors.New("")) {
+		t.Fatalf("POST %s %q refused with %d %q, want a 4xx that says why", path, body, rec.Code, answer.Error)
+	}
+}

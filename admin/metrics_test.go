@@ -1,0 +1,64 @@
+package admin_test
+
+import (
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/forewarn/forewarn/admin"
+)
+
+func TestMetrics(t *testing.T) {
+	env := mustStart(t)
+	env.request(t, "POST", "/v1/scopes", testToken, `{"name":"web"}`)
+	env.request(t, "GET", "/v1/scopes/web", testToken, "")
+	env.request(t, "GET", "/v1/scopes/nope", testToken, "")
+	env.request(t, "GET", "/v1/scopes/nope", "", "")
+	env.request(t, "GET", "/v1/made/up/path", testToken, "")
+
+	a := env.request(t, "GET", "/metrics", "", "")
+	if a.status != 200 {
+		t.Fatalf("GET /metrics = %d", a.status)
+	}
+	for _, want := range []string{
+		`forewarn_admin_requests_total{code="201",route="POST /v1/scopes"} 1`,
+		`forewarn_admin_requests_total{code="200",route="GET /v1/scopes/{name}"} 1`,
+		`forewarn_admin_requests_total{code="404",route="GET /v1/scopes/{name}"} 1`,
+		`forewarn_admin_requests_total{code="401",route="GET /v1/scopes/{name}"} 1`,
+		`forewarn_admin_requests_total{code="404",route="unmatched"} 1`,
+		`forewarn_admin_request_duration_seconds_count{route="GET /v1/scopes/{name}"} 3`,
+	} {
+		if !strings.Contains(a.body, want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	for _, raw := range []string{"/v1/scopes/web", "/v1/made/up/path"} {
+		if strings.Contains(a.body, `route="`+raw) {
+			t.Errorf("/metrics has the raw path %s as a label", raw)
+		}
+	}
+}
+
+// TestTwoServersShareMetrics checks that a second server on the same
+// registry does not panic and counts into the same series.
+func TestTwoServersShareMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	for range 2 {
+		admin.NewServer(admin.Config{Fleet: newFakeFleet(), Token: testToken, Registerer: reg, Gatherer: reg})
+	}
+}
+
+func TestNoGathererNoMetrics(t *testing.T) {
+	srv := httptest.NewServer(admin.NewServer(admin.Config{Fleet: newFakeFleet(), Token: testToken}))
+	t.Cleanup(srv.Close)
+	resp, err := srv.Client().Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Errorf("GET /metrics without a Gatherer = %d, want 404", resp.StatusCode)
+	}
+}

@@ -1,0 +1,180 @@
+package admin_test
+
+import (
+	"context"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forewarn/forewarn"
+)
+
+// same fails the test unless got, which came through the API, equals want,
+// which came from the fleet directly.
+func same(tb testing.TB, what string, got, want any) {
+	tb.Helper()
+	if !reflect.DeepEqual(got, want) {
+		tb.Errorf("%s through the API:\n got %s\nwant %s", what, mustJSON(tb, got), mustJSON(tb, want))
+	}
+}
+
+// must returns v, or fails the test with err: must(f())(t).
+func must[T any](v T, err error) func(testing.TB) T {
+	return func(tb testing.TB) T {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return v
+	}
+}
+
+func intPtr(n int) *int { return &n }
+
+func TestRoundTripScopes(t *testing.T) {
+	env := mustStart(t)
+	ctx, c, f := t.Context(), env.client, env.fleet
+
+	got := must(c.CreateScope(ctx, forewarn.ScopeSpec{
+		Name: "web", Kind: forewarn.ScaleSet, UpdateDomains: 4, FaultDomains: 2,
+		TerminateNotice: forewarn.Duration(7*time.Minute + 30*time.Second),
+	}))(t)
+	same(t, "CreateScope", got, must(f.Scope(ctx, "web"))(t))
+	if got.TerminateNotice != forewarn.Duration(450*time.Second) || got.CreatedAt.Nanosecond() == 0 {
+		t.Errorf("scope lost its notice or the precision of its time: %+v", got)
+	}
+	must(c.CreateScope(ctx, forewarn.ScopeSpec{Name: "db"}))(t)
+
+	same(t, "Scopes", must(c.Scopes(ctx))(t), must(f.Scopes(ctx))(t))
+	same(t, "Scope", must(c.Scope(ctx, "WEB"))(t), must(f.Scope(ctx, "web"))(t))
+
+	if err := c.DeleteScope(ctx, "db"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Scope(ctx, "db"); !errors.Is(err, forewarn.ErrNotFound) {
+		t.Errorf("scope db still there after DeleteScope: %v", err)
+	}
+}
+
+func TestRoundTripVMs(t *testing.T) {
+	env := mustStart(t)
+	ctx, c, f := t.Context(), env.client, env.fleet
+	must(c.CreateScope(ctx, forewarn.ScopeSpec{Name: "web"}))(t)
+
+	got := must(c.CreateVM(ctx, forewarn.VMSpec{
+		Name: "web-1", Scope: "web", UpdateDomain: intPtr(3), FaultDomain: intPtr(2),
+		Addresses: []string{"10.0.0.5", "fd00::5"}, Priority: forewarn.Spot,
+	}))(t)
+	same(t, "CreateVM", got, must(f.VM(ctx, "web-1"))(t))
+	if got.UpdateDomain != 3 || got.FaultDomain != 2 || len(got.Addresses) != 2 {
+		t.Errorf("VM lost its spec: %+v", got)
+	}
+	must(c.CreateVM(ctx, forewarn.VMSpec{Name: "lonely"}))(t)
+
+	same(t, "VMs all", must(c.VMs(ctx, ""))(t), must(f.VMs(ctx, ""))(t))
+	same(t, "VMs of web", must(c.VMs(ctx, "web"))(t), must(f.VMs(ctx, "web"))(t))
+	same(t, "VM", must(c.VM(ctx, "web-1"))(t), must(f.VM(ctx, "web-1"))(t))
+
+	if err := c.DeleteVM(ctx, "web-1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.VM(ctx, "web-1"); !errors.Is(err, forewarn.ErrNotFound) {
+		t.Errorf("VM after DeleteVM: err = %v, want ErrNotFound", err)
+	}
+}
+
+func TestRoundTripEvents(t *testing.T) {
+	env := mustStart(t)
+	ctx, c, f := t.Context(), env.client, env.fleet
+	must(c.CreateScope(ctx, forewarn.ScopeSpec{Name: "web"}))(t)
+	ids := map[forewarn.Operation]string{}
+	for _, op := range []forewarn.Operation{forewarn.OpRestart, forewarn.OpRedeploy, forewarn.OpEvict, forewarn.OpTerminate} {
+		vm := "vm-" + string(op)
+		must(c.CreateVM(ctx, forewarn.VMSpec{Name: vm, Scope: "web", Priority: forewarn.Spot}))(t)
+		e := must(c.Operate(ctx, vm, op))(t)
+		same(t, "Operate "+string(op), e, must(f.Event(ctx, e.ID))(t))
+		if e.Operation != op || e.NotBefore.IsZero() || e.DurationInSeconds != -1 {
+			t.Errorf("Operate %s: event %+v", op, e)
+		}
+		ids[op] = e.ID
+	}
+
+	same(t, "Events all", must(c.Events(ctx, ""))(t), must(f.Events(ctx, ""))(t))
+	same(t, "Events of web", must(c.Events(ctx, "web"))(t), must(f.Events(ctx, "web"))(t))
+	same(t, "Event", must(c.Event(ctx, ids[forewarn.OpRestart]))(t), must(f.Event(ctx, ids[forewarn.OpRestart]))(t))
+
+	approved := must(c.Approve(ctx, ids[forewarn.OpRestart]))(t)
+	same(t, "Approve", approved, must(f.Event(ctx, approved.ID))(t))
+	if approved.ApprovedBy != forewarn.ApprovedByAdmin || approved.ApprovedAt.IsZero() || !approved.NotBefore.IsZero() {
+		t.Errorf("approved event: %+v", approved)
+	}
+
+	cancelled := must(c.Cancel(ctx, ids[forewarn.OpRedeploy]))(t)
+	history := must(f.History(ctx, 10))(t)
+	same(t, "Cancel", cancelled, history[0])
+	if cancelled.Outcome != forewarn.Cancelled || cancelled.EndedAt.IsZero() {
+		t.Errorf("cancelled event: %+v", cancelled)
+	}
+	must(c.Cancel(ctx, ids[forewarn.OpEvict]))(t)
+	same(t, "History", must(c.History(ctx, 100))(t), must(f.History(ctx, 100))(t))
+	same(t, "History limit 1", must(c.History(ctx, 1))(t), must(f.History(ctx, 1))(t))
+}
+
+// TestEmptyListsAreArrays checks that an empty list is [] on the wire, and
+// an empty (not nil) slice through the client.
+func TestEmptyListsAreArrays(t *testing.T) {
+	env := mustStart(t)
+	for _, path := range []string{"/v1/scopes", "/v1/vms", "/v1/events", "/v1/history"} {
+		a := env.request(t, "GET", path, testToken, "")
+		if a.status != 200 || a.body != "[]\n" || a.header.Get("Content-Type") != "application/json" {
+			t.Errorf("GET %s = %d %q (%s), want 200 []", path, a.status, a.body, a.header.Get("Content-Type"))
+		}
+	}
+	events, err := env.client.Events(t.Context(), "")
+	if err != nil || events == nil || len(events) != 0 {
+		t.Errorf("Events = %#v, %v; want an empty slice", events, err)
+	}
+}
+
+// TestWireStatuses checks the statuses, headers and field names on the wire.
+func TestWireStatuses(t *testing.T) {
+	env := mustStart(t)
+	steps := []struct {
+		method, path, body string
+		status             int
+		contains           string
+	}{
+		{"POST", "/v1/scopes", `{"name":"web","terminateNotice":"7d"}`, 201, `"terminateNotice":"168h0m0s"`},
+		{"GET", "/v1/scopes/web", "", 200, `"updateDomains":5`},
+		{"POST", "/v1/vms", `{"name":"web-0","scope":"web","updateDomain":1}`, 201, `"vmId":"`},
+		{"POST", "/v1/vms/web-0/restart", "", 201, `"id":"EVT-0001"`},
+		{"GET", "/v1/events?scope=web", "", 200, `"notBefore":"2025-03-14T09:41:55Z"`},
+		{"POST", "/v1/events/EVT-0001/approve", "{}", 200, `"approvedBy":"admin"`},
+		{"POST", "/v1/vms/web-0/evict", "", 409, `already has event`},
+		{"DELETE", "/v1/vms/web-0", "", 204, ``},
+		{"DELETE", "/v1/scopes/web", "", 204, ``},
+		{"GET", "/healthz", "", 200, `{"status":"ok"}`},
+	}
+	for _, s := range steps {
+		a := env.request(t, s.method, s.path, testToken, s.body)
+		if a.status != s.status || !strings.Contains(a.body, s.contains) {
+			t.Errorf("%s %s = %d %s; want %d containing %s", s.method, s.path, a.status, a.body, s.status, s.contains)
+		}
+	}
+	a := env.request(t, "POST", "/v1/scopes", testToken, `{"name":"db"}`)
+	if loc := a.header.Get("Location"); loc != "/v1/scopes/db" {
+		t.Errorf("Location = %q, want /v1/scopes/db", loc)
+	}
+}
+
+// TestClientContext checks that the client honours its context.
+func TestClientContext(t *testing.T) {
+	env := mustStart(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if _, err := env.client.Scopes(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Scopes with a cancelled context: %v, want context.Canceled", err)
+	}
+}

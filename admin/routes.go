@@ -1,0 +1,66 @@
+package admin
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/forewarn/forewarn"
+)
+
+// operations are the user operations of POST /v1/vms/{name}/{operation}.
+var operations = []forewarn.Operation{
+	forewarn.OpRestart, forewarn.OpRedeploy, forewarn.OpEvict, forewarn.OpTerminate,
+}
+
+// routes registers every route. The patterns are also the route labels of
+// the metrics.
+func (s *Server) routes(gatherer prometheus.Gatherer) {
+	s.mux.HandleFunc("GET /healthz", s.health)
+	if gatherer != nil {
+		s.mux.Handle("GET /metrics", promhttp.HandlerFor(gatherer, promhttp.HandlerOpts{}))
+	}
+
+	s.route("GET /v1/scopes", s.listScopes)
+	s.route("POST /v1/scopes", s.createScope)
+	s.route("GET /v1/scopes/{name}", s.getScope)
+	s.route("DELETE /v1/scopes/{name}", s.deleteScope)
+
+	s.route("GET /v1/vms", s.listVMs, "scope")
+	s.route("POST /v1/vms", s.createVM)
+	s.route("GET /v1/vms/{name}", s.getVM)
+	s.route("DELETE /v1/vms/{name}", s.deleteVM)
+	for _, op := range operations {
+		s.route("POST /v1/vms/{name}/"+string(op), s.operate(op))
+	}
+	s.route("POST /v1/vms/{name}/{operation}", s.unknownOperation)
+
+	s.route("GET /v1/events", s.listEvents, "scope")
+	s.route("GET /v1/events/{id}", s.getEvent)
+	s.route("POST /v1/events/{id}/approve", s.approve)
+	s.route("POST /v1/events/{id}/cancel", s.cancel)
+	s.route("GET /v1/history", s.history, "limit")
+}
+
+// apiFunc handles one API request; an error it returns is the answer.
+type apiFunc func(w http.ResponseWriter, r *http.Request, q url.Values) error
+
+// route registers an API route that takes the given query parameters.
+func (s *Server) route(pattern string, fn apiFunc, params ...string) {
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		q, err := checkQuery(r.URL.RawQuery, params)
+		if err == nil {
+			err = fn(w, r, q)
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// health answers GET /healthz.
+func (s *Server) health(w http.ResponseWriter, _ *http.Request) {
+	s.writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}

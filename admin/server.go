@@ -1,0 +1,94 @@
+package admin
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/forewarn/forewarn"
+)
+
+// Config is what a Server needs.
+type Config struct {
+	// Fleet is what the API serves. Required.
+	Fleet forewarn.Fleet
+	// Token is the bearer token every /v1/ request must carry. An empty
+	// token refuses every /v1/ request.
+	Token string
+	// Gatherer is served at /metrics, without a token. If nil, /metrics
+	// is not served.
+	Gatherer prometheus.Gatherer
+	// Registerer, if set, receives the API's own metrics.
+	Registerer prometheus.Registerer
+	// Logger receives failed requests (at error level) and every request
+	// (at debug level). If nil, nothing is logged.
+	Logger *slog.Logger
+}
+
+// Server is the admin API, an http.Handler.
+type Server struct {
+	fleet   forewarn.Fleet
+	token   tokenHash
+	mux     *http.ServeMux
+	log     *slog.Logger
+	metrics *metrics
+}
+
+// NewServer returns the admin API serving cfg.Fleet. It panics if cfg.Fleet
+// is nil.
+func NewServer(cfg Config) *Server {
+	if cfg.Fleet == nil {
+		panic("admin.NewServer: Config.Fleet is nil")
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		fleet:   cfg.Fleet,
+		token:   hashToken(cfg.Token),
+		mux:     http.NewServeMux(),
+		log:     log.With("component", "admin"),
+		metrics: newMetrics(cfg.Registerer),
+	}
+	if cfg.Token == "" {
+		s.log.Error("admin API has no token: every /v1/ request will be refused")
+	}
+	s.routes(cfg.Gatherer)
+	return s
+}
+
+// ServeHTTP answers one request: it checks the token of /v1/ paths, routes
+// the request, and answers unknown paths and methods in JSON.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	h, pattern := s.mux.Handler(r)
+	s.serve(sw, r, h, pattern)
+	route := pattern
+	if route == "" {
+		route = "unmatched"
+	}
+	elapsed := time.Since(start)
+	s.metrics.observe(route, sw.code(), elapsed)
+	s.log.DebugContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path,
+		"route", route, "status", sw.code(), "duration", elapsed)
+}
+
+// serve answers the request after the token check.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, h http.Handler, pattern string) {
+	if needsToken(r.URL.Path) {
+		if err := s.authorize(r); err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="forewarn"`)
+			s.writeError(w, r, err)
+			return
+		}
+	}
+	if pattern == "" {
+		s.serveUnmatched(w, r, h)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}

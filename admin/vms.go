@@ -1,0 +1,70 @@
+package admin
+
+import (
+	"net/http"
+	"net/url"
+
+	"github.com/forewarn/forewarn"
+)
+
+func (s *Server) listVMs(w http.ResponseWriter, r *http.Request, q url.Values) error {
+	vms, err := s.fleet.VMs(r.Context(), q.Get("scope"))
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, nonNil(vms))
+	return nil
+}
+
+func (s *Server) createVM(w http.ResponseWriter, r *http.Request, _ url.Values) error {
+	var spec forewarn.VMSpec
+	if err := decodeBody(w, r, &spec); err != nil {
+		return err
+	}
+	vm, err := s.fleet.CreateVM(r.Context(), spec)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Location", "/v1/vms/"+url.PathEscape(vm.Name))
+	s.writeJSON(w, http.StatusCreated, vm)
+	return nil
+}
+
+func (s *Server) getVM(w http.ResponseWriter, r *http.Request, _ url.Values) error {
+	vm, err := s.fleet.VM(r.Context(), r.PathValue("name"))
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, vm)
+	return nil
+}
+
+func (s *Server) deleteVM(w http.ResponseWriter, r *http.Request, _ url.Values) error {
+	if err := s.fleet.DeleteVM(r.Context(), r.PathValue("name")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// operate returns the handler of one user operation on a VM.
+func (s *Server) operate(op forewarn.Operation) apiFunc {
+	return func(w http.ResponseWriter, r *http.Request, _ url.Values) error {
+		if err := requireEmptyBody(w, r); err != nil {
+			return err
+		}
+		event, err := s.fleet.Operate(r.Context(), r.PathValue("name"), op)
+		if err != nil {
+			return err
+		}
+		w.Header().Set("Location", "/v1/events/"+url.PathEscape(event.ID))
+		s.writeJSON(w, http.StatusCreated, event)
+		return nil
+	}
+}
+
+// unknownOperation answers a POST to an operation that does not exist.
+func (s *Server) unknownOperation(_ http.ResponseWriter, r *http.Request, _ url.Values) error {
+	return forewarn.Errorf(forewarn.ErrNotFound,
+		"unknown operation %q: use restart, redeploy, evict or terminate", r.PathValue("operation"))
+}
