@@ -1,0 +1,157 @@
+package imds
+
+import (
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Long-poll timeouts (SPEC.md 3).
+const (
+	defaultPollTimeout = 60 * time.Second
+	maxPollTimeout     = 300 * time.Second
+)
+
+// request is what the checks of SPEC.md 1 found out about a request that
+// passed them.
+type request struct {
+	query query
+	// version indexes the path's api-versions (eventVersions or
+	// instanceVersions); unused on /metadata/versions.
+	version int
+	addr    netip.Addr
+	// caller is the VM; its vm is nil for an unknown caller of
+	// /metadata/versions.
+	caller caller
+	poll   longPoll
+	text   bool // format=text
+}
+
+// longPoll holds the long-poll parameters of a GET of the document.
+type longPoll struct {
+	// wait is set for wait_for_change=true with a last_etag: a long-poll.
+	wait bool
+	// lastTag is last_etag's opaque part, without quotes.
+	lastTag string
+	timeout time.Duration
+}
+
+// admit runs the checks of SPEC.md 1 after path and method, in order:
+// X-Forwarded-For, Metadata header, query, caller, rate limit.
+func (s *Server) admit(r *http.Request, rt route) (*request, *apiError) {
+	if _, ok := r.Header["X-Forwarded-For"]; ok {
+		return nil, errForwarded
+	}
+	if !strings.EqualFold(r.Header.Get("Metadata"), "true") {
+		return nil, errMetadataHeader
+	}
+	q, aerr := parseQuery(r.URL.RawQuery)
+	if aerr != nil {
+		return nil, aerr
+	}
+	req := &request{query: q}
+	if aerr := req.parseParams(rt, r.Method); aerr != nil {
+		return nil, aerr
+	}
+	req.addr = remoteAddr(r)
+	c, known := s.lookup(req.addr)
+	if !known && rt != routeVersions {
+		return nil, forbidden(addrText(req.addr, r.RemoteAddr))
+	}
+	req.caller = c
+	if ok, wait := s.limiter.allow(rateKey(c, req.addr, r.RemoteAddr), s.clock.Now()); !ok {
+		return nil, tooManyRequests(wait)
+	}
+	return req, nil
+}
+
+// parseParams checks api-version and the other parameters the route uses.
+func (req *request) parseParams(rt route, method string) *apiError {
+	switch rt {
+	case routeEvents:
+		v, ok := eventVersionSet.index[req.query["api-version"]]
+		if !ok {
+			return badVersion(eventVersionSet)
+		}
+		req.version = v
+		if method == http.MethodGet {
+			return req.parsePoll()
+		}
+	case routeInstance:
+		v, ok := instanceVersionSet.index[req.query["api-version"]]
+		if !ok {
+			return badVersion(instanceVersionSet)
+		}
+		req.version = v
+		return req.parseFormat()
+	}
+	return nil
+}
+
+// parsePoll reads wait_for_change, last_etag and timeout_sec.
+func (req *request) parsePoll() *apiError {
+	wait := false
+	if v, ok := req.query["wait_for_change"]; ok {
+		switch {
+		case strings.EqualFold(v, "true"):
+			wait = true
+		case strings.EqualFold(v, "false"):
+		default:
+			return badRequest("Bad request. wait_for_change must be true or false")
+		}
+	}
+	req.poll.timeout = defaultPollTimeout
+	if v, ok := req.query["timeout_sec"]; ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > int(maxPollTimeout/time.Second) {
+			return badRequest("Bad request. timeout_sec must be a whole number of seconds from 1 to 300")
+		}
+		req.poll.timeout = time.Duration(n) * time.Second
+	}
+	if last, ok := req.query["last_etag"]; ok && wait {
+		req.poll.wait = true
+		req.poll.lastTag = opaqueTag(last)
+	}
+	return nil
+}
+
+// opaqueTag strips an entity tag's weak prefix and quotes, if it has them.
+func opaqueTag(s string) string {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "W/")
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// parseFormat reads format: json (the default) or text.
+func (req *request) parseFormat() *apiError {
+	f, ok := req.query["format"]
+	switch {
+	case !ok || strings.EqualFold(f, "json"):
+	case strings.EqualFold(f, "text"):
+		req.text = true
+	default:
+		return badRequest("Bad request. format must be json or text")
+	}
+	return nil
+}
+
+// rateKey names the bucket of a request: its VM, or for an unknown caller its
+// address.
+func rateKey(c caller, addr netip.Addr, remote string) string {
+	if c.vm != nil {
+		return "vm:" + strings.ToLower(c.vm.Name)
+	}
+	return "addr:" + addrText(addr, remote)
+}
+
+// addrText is the caller's address for messages and keys.
+func addrText(addr netip.Addr, remote string) string {
+	if addr.IsValid() {
+		return addr.String()
+	}
+	return remote
+}

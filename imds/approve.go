@@ -1,0 +1,136 @@
+package imds
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/forewarn/forewarn"
+)
+
+// postEvents answers a POST of /metadata/scheduledevents: it approves the
+// events the body names, on behalf of the caller's VM (SPEC.md 4).
+func (s *Server) postEvents(w http.ResponseWriter, r *http.Request, req *request) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeError(w, &apiError{status: http.StatusRequestEntityTooLarge,
+				msg: "Request body too large. The limit is 65536 bytes"})
+			return
+		}
+		writeError(w, badRequest("Bad request. The body could not be read"))
+		return
+	}
+	ids, aerr := parseApproval(body)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	vm := req.caller.vm.Name
+	if err := s.meta.Approve(r.Context(), vm, ids); err != nil {
+		if errors.Is(err, forewarn.ErrInvalid) || errors.Is(err, forewarn.ErrNotFound) {
+			writeError(w, badRequest("%s", userMessage(err)))
+			return
+		}
+		s.internalError(w, r, "approve events for VM "+vm, err)
+		return
+	}
+	s.log.Info("events approved", "vm", vm, "events", ids)
+	writeBody(w, http.StatusOK, contentTypeJSON, []byte("{}"))
+}
+
+// userMessage is the text of an error meant for the user.
+func userMessage(err error) string {
+	var e *forewarn.Error
+	if errors.As(err, &e) {
+		return e.Message
+	}
+	return err.Error()
+}
+
+// approvalBody is the POST body. encoding/json matches its field names
+// case-insensitively, as the real service does.
+type approvalBody struct {
+	StartRequests       json.RawMessage
+	DocumentIncarnation json.RawMessage
+}
+
+// startRequest is one item of StartRequests.
+type startRequest struct {
+	EventId json.RawMessage // spelled as on the wire
+}
+
+// parseApproval reads the EventIds of a POST body, lowercased and without
+// repeats. DocumentIncarnation may be a number, a string, null or absent;
+// it is not checked against the current one (SPEC.md 4).
+func parseApproval(body []byte) ([]string, *apiError) {
+	if !json.Valid(body) {
+		return nil, badRequest("Bad request. The body is not valid JSON")
+	}
+	var b approvalBody
+	if err := json.Unmarshal(body, &b); err != nil {
+		return nil, badRequest("Bad request. The body must be a JSON object")
+	}
+	if err := checkIncarnation(b.DocumentIncarnation); err != nil {
+		return nil, err
+	}
+	if isAbsent(b.StartRequests) {
+		return nil, badRequest("Bad request. StartRequests is missing")
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(b.StartRequests, &items); err != nil || items == nil {
+		return nil, badRequest("Bad request. StartRequests must be a list")
+	}
+	if len(items) == 0 {
+		return nil, badRequest("Bad request. StartRequests is empty")
+	}
+	ids := make([]string, 0, len(items))
+	seen := make(map[string]bool, len(items))
+	for i, item := range items {
+		id, err := parseStartRequest(i, item)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids, nil
+}
+
+// parseStartRequest reads the EventId of StartRequests[i].
+func parseStartRequest(i int, item json.RawMessage) (string, *apiError) {
+	var sr startRequest
+	if err := json.Unmarshal(item, &sr); err != nil || string(item) == "null" {
+		return "", badRequest("Bad request. StartRequests[%d] must be an object with an EventId", i)
+	}
+	if isAbsent(sr.EventId) {
+		return "", badRequest("Bad request. StartRequests[%d].EventId is missing", i)
+	}
+	var id string
+	if err := json.Unmarshal(sr.EventId, &id); err != nil || string(sr.EventId) == "null" {
+		return "", badRequest("Bad request. StartRequests[%d].EventId must be a string", i)
+	}
+	return strings.ToLower(id), nil
+}
+
+// checkIncarnation accepts a number, a string, null or nothing.
+func checkIncarnation(raw json.RawMessage) *apiError {
+	if isAbsent(raw) {
+		return nil
+	}
+	switch raw[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return nil
+	}
+	return badRequest("Bad request. DocumentIncarnation must be a number or a string")
+}
+
+// isAbsent reports whether a field was missing or null.
+func isAbsent(raw json.RawMessage) bool {
+	return len(raw) == 0 || string(raw) == "null"
+}

@@ -1,0 +1,42 @@
+// Package imds is the metadata endpoint that VMs call: the Scheduled Events
+// document and approvals (SPEC.md 1-5, 10), a subset of instance metadata
+// (SPEC.md 7) and the list of api-versions.
+//
+// The Server serves what the control plane publishes through
+// forewarn.Publisher: one immutable snapshot per scope, with the scope's VMs
+// and events in flight. It knows its caller by the connection's source
+// address, looked up in an index built from those snapshots, and answers from
+// memory: a GET never touches a store. The JSON of each api-version is
+// rendered at most once per published snapshot. It calls the control plane
+// (forewarn.Metadata) only to approve events and to note that a scope asked
+// for its events (enabling, SPEC.md 9).
+//
+// Choices the contract leaves open:
+//
+//   - Paths match case-sensitively, as written in SPEC.md 1, with at most one
+//     trailing slash: "/metadata/scheduledevents/" is the same path, while
+//     "/metadata/scheduledevents//" is a 404. Under /metadata/instance the
+//     path walks the instance document: object keys by name, list items by
+//     index ("/metadata/instance/network/interface/0/ipv4/ipAddress/0/
+//     privateIpAddress").
+//   - Query parameter names are case-sensitive; parameters the path does not
+//     use are ignored, but any parameter given twice is refused. A query that
+//     is not valid percent-encoding is refused with a 400.
+//   - HEAD and every method other than GET (and POST on scheduledevents) get
+//     405 with an Allow header.
+//   - wait_for_change takes true or false (any case); other values are a
+//     400, like a timeout_sec outside 1..300.
+//   - A long-poll request (wait_for_change=true with last_etag) always
+//     answers 200 with the document, as SPEC.md 3 says; If-None-Match applies
+//     to every other GET of the document.
+//   - format is json (the default) or text; other values are a 400.
+//   - A snapshot whose incarnation is lower than the one being served is
+//     ignored (and logged), so the endpoint never answers with an older
+//     state than one it has already answered with. RemoveScope forgets the
+//     scope, so a re-created scope may start again at 1.
+//   - POST bodies are matched like the real service's JSON reader: field
+//     names case-insensitively. DocumentIncarnation may be a number, a
+//     string, null or absent.
+//   - /metadata/versions answers any caller; an unknown address is rate
+//     limited by address instead of by VM.
+package imds

@@ -1,0 +1,57 @@
+package imds
+
+import (
+	"context"
+	"net/http"
+)
+
+// getEvents answers a GET of /metadata/scheduledevents: it enables the
+// scope, holds a long-poll until the scope changes, and answers the document
+// of the requested api-version, or 304 if If-None-Match matches.
+func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, req *request) {
+	c := req.caller
+	if err := s.meta.Enable(r.Context(), c.state.scope.Name); err != nil {
+		s.internalError(w, r, "enable scope "+c.state.scope.Name, err)
+		return
+	}
+	if req.poll.wait && req.poll.lastTag == c.state.tag {
+		var ok bool
+		c, ok = s.hold(r.Context(), req, c)
+		if r.Context().Err() != nil {
+			return
+		}
+		if !ok {
+			writeError(w, forbidden(req.addr.String()))
+			return
+		}
+	}
+	st := c.state
+	w.Header().Set("ETag", st.etag)
+	if !req.poll.wait && noneMatch(r.Header.Values("If-None-Match"), st.tag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	body, err := st.document(req.version)
+	if err != nil {
+		s.internalError(w, r, "render document", err)
+		return
+	}
+	writeBody(w, http.StatusOK, contentTypeJSON, body)
+}
+
+// hold waits until the caller's scope changes, the long-poll times out, the
+// server shuts down or the client goes away. It then looks the caller up
+// again: its VM may have moved or been deleted (false).
+func (s *Server) hold(ctx context.Context, req *request, c caller) (caller, bool) {
+	if !s.shuttingDown() {
+		timeout := s.clock.After(req.poll.timeout)
+		select {
+		case <-c.state.changed:
+		case <-timeout:
+		case <-s.done:
+		case <-ctx.Done():
+			return c, false
+		}
+	}
+	return s.lookup(req.addr)
+}

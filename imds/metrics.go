@@ -1,0 +1,93 @@
+package imds
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// metrics counts and times the requests. A nil *metrics records nothing.
+type metrics struct {
+	requests *prometheus.CounterVec
+	duration *prometheus.HistogramVec
+}
+
+func newMetrics(reg prometheus.Registerer) (*metrics, error) {
+	if reg == nil {
+		return nil, nil
+	}
+	m := &metrics{
+		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "forewarn_metadata_requests_total",
+			Help: "Requests to the metadata endpoint, by path and status code.",
+		}, []string{"path", "code"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "forewarn_metadata_request_duration_seconds",
+			Help:    "Time to answer a metadata request, long-polls included, by path.",
+			Buckets: []float64{.0005, .001, .005, .01, .05, .1, .5, 1, 5, 30, 60, 300},
+		}, []string{"path"}),
+	}
+	var err error
+	m.requests, err = register(reg, m.requests)
+	if err != nil {
+		return nil, err
+	}
+	m.duration, err = register(reg, m.duration)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// register registers c, or returns the collector already registered under
+// its name (a second Server on the same registry).
+func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
+	err := reg.Register(c)
+	var are prometheus.AlreadyRegisteredError
+	if errors.As(err, &are) {
+		if existing, ok := are.ExistingCollector.(C); ok {
+			return existing, nil
+		}
+	}
+	return c, err
+}
+
+// observe records one answered request; status 0 means none was written
+// (the client went away).
+func (m *metrics) observe(rt route, status int, took time.Duration) {
+	if m == nil {
+		return
+	}
+	code := "none"
+	if status != 0 {
+		code = strconv.Itoa(status)
+	}
+	m.requests.WithLabelValues(rt.label(), code).Inc()
+	m.duration.WithLabelValues(rt.label()).Observe(took.Seconds())
+}
+
+// statusWriter remembers the status of the answer.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the connection.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

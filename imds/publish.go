@@ -1,0 +1,94 @@
+package imds
+
+import (
+	"net/netip"
+	"strings"
+
+	"github.com/forewarn/forewarn"
+)
+
+var _ forewarn.Publisher = (*Server)(nil)
+
+// PublishScope replaces the scope's snapshot: its incarnation, events and
+// VMs. Addresses of VMs no longer in the scope stop resolving to it; long-
+// polls held on the scope answer. A snapshot older than the one served (a
+// lower incarnation) is ignored. The snapshot must not change afterwards.
+func (s *Server) PublishScope(snap *forewarn.ScopeSnapshot) {
+	if snap == nil || snap.Scope == nil {
+		s.log.Error("publish: snapshot without a scope, ignored")
+		return
+	}
+	st, bad := newScopeState(snap)
+	for _, a := range bad {
+		s.log.Warn("publish: invalid VM address ignored", "scope", snap.Scope.Name, "address", a)
+	}
+	key := scopeKey(snap.Scope.Name)
+
+	s.mu.Lock()
+	old := s.scopes[key]
+	if old != nil && snap.Scope.Incarnation < old.scope.Incarnation {
+		s.mu.Unlock()
+		s.log.Warn("publish: stale snapshot ignored", "scope", snap.Scope.Name,
+			"incarnation", snap.Scope.Incarnation, "serving", old.scope.Incarnation)
+		return
+	}
+	if old != nil {
+		s.dropOwners(old)
+	}
+	s.scopes[key] = st
+	s.addOwners(st)
+	s.mu.Unlock()
+
+	if old != nil {
+		close(old.changed)
+	}
+}
+
+// RemoveScope forgets a scope and its VMs; their addresses stop resolving and
+// long-polls held on the scope answer.
+func (s *Server) RemoveScope(name string) {
+	key := scopeKey(name)
+	s.mu.Lock()
+	old := s.scopes[key]
+	if old != nil {
+		s.dropOwners(old)
+		delete(s.scopes, key)
+	}
+	s.mu.Unlock()
+	if old != nil {
+		close(old.changed)
+	}
+}
+
+// lookup finds the VM that owns an address.
+func (s *Server) lookup(addr netip.Addr) (caller, bool) {
+	s.mu.RLock()
+	c, ok := s.addrs[addr]
+	s.mu.RUnlock()
+	return c, ok
+}
+
+// dropOwners removes the addresses that st's VMs own. An address another
+// scope has claimed since stays with that scope. s.mu must be held.
+func (s *Server) dropOwners(st *scopeState) {
+	for _, o := range st.owners {
+		if c, ok := s.addrs[o.addr]; ok && c.state == st {
+			delete(s.addrs, o.addr)
+		}
+	}
+}
+
+// addOwners indexes the addresses of st's VMs. An address that belongs to
+// another VM already moves to this one, with a warning. s.mu must be held.
+func (s *Server) addOwners(st *scopeState) {
+	for _, o := range st.owners {
+		if c, ok := s.addrs[o.addr]; ok && !forewarn.SameName(c.vm.Name, o.vm.Name) {
+			s.log.Warn("publish: address claimed by two VMs", "address", o.addr,
+				"vm", o.vm.Name, "previous", c.vm.Name)
+		}
+		s.addrs[o.addr] = caller{vm: o.vm, state: st}
+	}
+}
+
+// scopeKey is the map key of a scope name; names match case-insensitively.
+func scopeKey(name string) string { return strings.ToLower(name) }

@@ -1,0 +1,186 @@
+package imds
+
+import (
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"strings"
+	"sync"
+
+	"github.com/jonboulle/clockwork"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/forewarn/forewarn"
+)
+
+// DefaultRateLimit is the requests a second per VM that SPEC.md 5 gives
+// (with a burst of twice that).
+const DefaultRateLimit = 5
+
+// DefaultLocation is the instance metadata "location" when Config has none.
+const DefaultLocation = "local"
+
+// maxBody is the largest POST body accepted (SPEC.md 4).
+const maxBody = 64 << 10
+
+// Config is what a Server needs.
+type Config struct {
+	// Metadata is the control plane: approvals and enabling. Required.
+	Metadata forewarn.Metadata
+	// Clock times the rate limiter and long-polls; nil means the real clock.
+	Clock forewarn.Clock
+	// RateLimit is the requests a second allowed per VM, with a burst of
+	// twice that; 0 (or less) turns rate limiting off. Servers normally pass
+	// DefaultRateLimit.
+	RateLimit float64
+	// Location is the instance metadata "location"; "" means DefaultLocation.
+	Location string
+	// Logger receives internal failures and warnings; nil discards them.
+	Logger *slog.Logger
+	// Registerer, if set, receives the request counter and latency
+	// histogram.
+	Registerer prometheus.Registerer
+}
+
+// Server is the metadata endpoint: an http.Handler that also receives the
+// control plane's snapshots (forewarn.Publisher).
+type Server struct {
+	meta     forewarn.Metadata
+	clock    forewarn.Clock
+	location string
+	log      *slog.Logger
+	limiter  *limiter
+	metrics  *metrics
+
+	mu     sync.RWMutex
+	scopes map[string]*scopeState
+	addrs  map[netip.Addr]caller
+
+	done     chan struct{}
+	shutdown sync.Once
+}
+
+// New returns a Server that serves nothing until scopes are published. It
+// panics if cfg.Metadata is nil.
+func New(cfg Config) *Server {
+	if cfg.Metadata == nil {
+		panic("imds.New: Config.Metadata is nil")
+	}
+	s := &Server{
+		meta:     cfg.Metadata,
+		clock:    cfg.Clock,
+		location: cfg.Location,
+		log:      cfg.Logger,
+		limiter:  newLimiter(cfg.RateLimit),
+		scopes:   make(map[string]*scopeState),
+		addrs:    make(map[netip.Addr]caller),
+		done:     make(chan struct{}),
+	}
+	if s.clock == nil {
+		s.clock = clockwork.NewRealClock()
+	}
+	if s.location == "" {
+		s.location = DefaultLocation
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.log = s.log.With("component", "imds")
+	m, err := newMetrics(cfg.Registerer)
+	if err != nil {
+		s.log.Error("metrics not registered", "err", err)
+	}
+	s.metrics = m
+	return s
+}
+
+// Shutdown answers every held long-poll at once, and makes later long-polls
+// answer at once. It does not close listeners; the http.Server does.
+func (s *Server) Shutdown() {
+	s.shutdown.Do(func() { close(s.done) })
+}
+
+// shuttingDown reports whether Shutdown was called.
+func (s *Server) shuttingDown() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// ServeHTTP answers a request to the metadata endpoint.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := s.clock.Now()
+	sw := &statusWriter{ResponseWriter: w}
+	rt, segs := parseRoute(r.URL.Path)
+	defer func() { s.metrics.observe(rt, sw.status, s.clock.Now().Sub(start)) }()
+	s.serve(sw, r, rt, segs)
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route, segs []string) {
+	if rt == routeNone {
+		writeError(w, errNotFound)
+		return
+	}
+	if rt == routeEvents {
+		w.Header().Set(longPollHeader, "true")
+	}
+	if !rt.allows(r.Method) {
+		writeError(w, methodNotAllowed(rt.allow()))
+		return
+	}
+	req, aerr := s.admit(r, rt)
+	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	switch {
+	case rt == routeEvents && r.Method == http.MethodPost:
+		s.postEvents(w, r, req)
+	case rt == routeEvents:
+		s.getEvents(w, r, req)
+	case rt == routeInstance:
+		s.getInstance(w, req, segs)
+	default:
+		writeBody(w, http.StatusOK, contentTypeJSON, versionsBody)
+	}
+}
+
+// internalError logs err with the request and answers 500 with a generic
+// text, unless the client has gone away.
+func (s *Server) internalError(w http.ResponseWriter, r *http.Request, msg string, err error) {
+	if r.Context().Err() != nil {
+		s.log.Debug(msg+" (client gone)", "path", r.URL.Path, "remote", r.RemoteAddr, "err", err)
+		return
+	}
+	s.log.Error(msg, "path", r.URL.Path, "remote", r.RemoteAddr, "err", err)
+	writeError(w, errInternal)
+}
+
+// versionsBody is the answer of /metadata/versions.
+var versionsBody = func() []byte {
+	b, err := marshal(struct {
+		APIVersions []string `json:"apiVersions"`
+	}{allVersions()})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
+
+// remoteAddr is the connection's source address, normalized, or the zero
+// Addr if RemoteAddr is not an address and port.
+func remoteAddr(r *http.Request) netip.Addr {
+	ap, err := netip.ParseAddrPort(r.RemoteAddr)
+	if err != nil {
+		// A bare address, as some listeners and tests give.
+		a, err := netip.ParseAddr(strings.Trim(r.RemoteAddr, "[]"))
+		if err != nil {
+			return netip.Addr{}
+		}
+		return normalizeAddr(a)
+	}
+	return normalizeAddr(ap.Addr())
+}

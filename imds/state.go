@@ -1,0 +1,85 @@
+package imds
+
+import (
+	"net/netip"
+	"strconv"
+	"sync"
+
+	"github.com/forewarn/forewarn"
+)
+
+// scopeState is one published snapshot of a scope, never changed once
+// built. A newer snapshot replaces it as a whole; changed is then closed,
+// which wakes the long-polls that wait on it.
+type scopeState struct {
+	scope  *forewarn.Scope
+	vms    []*forewarn.VM
+	events []*forewarn.Event
+	// etag is the quoted incarnation, tag its opaque part.
+	etag, tag string
+	owners    []owner
+	changed   chan struct{}
+	// docs holds one rendered document per api-version of eventVersions.
+	docs []renderedDoc
+}
+
+// renderedDoc is the document of one api-version, rendered on first use.
+type renderedDoc struct {
+	once sync.Once
+	body []byte
+	err  error
+}
+
+// owner says which VM of the scope owns an address.
+type owner struct {
+	addr netip.Addr
+	vm   *forewarn.VM
+}
+
+// caller is the VM a request comes from, with its scope's snapshot.
+type caller struct {
+	vm    *forewarn.VM
+	state *scopeState
+}
+
+func newScopeState(snap *forewarn.ScopeSnapshot) (*scopeState, []string) {
+	tag := strconv.FormatInt(snap.Scope.Incarnation, 10)
+	st := &scopeState{
+		scope:   snap.Scope,
+		vms:     snap.VMs,
+		events:  snap.Events,
+		tag:     tag,
+		etag:    `"` + tag + `"`,
+		changed: make(chan struct{}),
+		docs:    make([]renderedDoc, len(eventVersions)),
+	}
+	var bad []string
+	for _, vm := range snap.VMs {
+		if vm == nil {
+			continue
+		}
+		for _, a := range vm.Addresses {
+			addr, err := netip.ParseAddr(a)
+			if err != nil {
+				bad = append(bad, a)
+				continue
+			}
+			st.owners = append(st.owners, owner{addr: normalizeAddr(addr), vm: vm})
+		}
+	}
+	return st, bad
+}
+
+// normalizeAddr makes an address comparable with a connection's source
+// address: IPv4-mapped IPv6 unmapped, zone dropped.
+func normalizeAddr(a netip.Addr) netip.Addr {
+	return a.Unmap().WithZone("")
+}
+
+// document returns the JSON of the scope's events for api-version v,
+// rendering it on first use.
+func (st *scopeState) document(v int) ([]byte, error) {
+	d := &st.docs[v]
+	d.once.Do(func() { d.body, d.err = renderDocument(st, &eventVersions[v]) })
+	return d.body, d.err
+}
