@@ -1,0 +1,135 @@
+package client
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"sync/atomic"
+	"time"
+)
+
+// Defaults of a Client.
+const (
+	// DefaultEndpoint is the metadata service's link-local address.
+	DefaultEndpoint = "http://169.254.169.254"
+	// EndpointEnv names the environment variable that overrides
+	// DefaultEndpoint when WithEndpoint is not given.
+	EndpointEnv = "FOREWARN_ENDPOINT"
+	// DefaultAPIVersion is the Scheduled Events api-version used unless
+	// WithAPIVersion says otherwise: the first with DurationInSeconds.
+	DefaultAPIVersion = "2020-07-01"
+	// InstanceAPIVersion is the api-version of Instance's request.
+	InstanceAPIVersion = "2021-02-01"
+
+	defaultPollInterval     = time.Second
+	defaultLongPollTimeout  = 60 * time.Second
+	defaultFirstCallTimeout = 3 * time.Minute
+	defaultRequestTimeout   = 10 * time.Second
+	defaultMaxAttempts      = 5
+	defaultBaseBackoff      = 250 * time.Millisecond
+	maxBackoff              = 30 * time.Second
+
+	scheduledEventsPath = "/metadata/scheduledevents"
+	computePath         = "/metadata/instance/compute"
+	userAgent           = "forewarn-client-go/1"
+)
+
+// Client talks to one metadata service. It is safe for concurrent use.
+type Client struct {
+	endpoint         string
+	base             *url.URL
+	baseErr          error
+	apiVersion       string
+	httpClient       *http.Client
+	logger           *slog.Logger
+	clock            Clock
+	retry            retryPolicy
+	pollInterval     time.Duration
+	longPollTimeout  time.Duration
+	firstCallTimeout time.Duration
+	requestTimeout   time.Duration
+
+	// enabled is set once a Scheduled Events read has been answered; until
+	// then reads get firstCallTimeout.
+	enabled atomic.Bool
+	// incarnation is the last DocumentIncarnation seen, 0 before any.
+	incarnation atomic.Int64
+}
+
+// New returns a Client configured by opts.
+func New(opts ...Option) *Client {
+	c := &Client{
+		endpoint:         os.Getenv(EndpointEnv),
+		apiVersion:       DefaultAPIVersion,
+		clock:            realClock{},
+		retry:            retryPolicy{attempts: defaultMaxAttempts, base: defaultBaseBackoff, max: maxBackoff},
+		pollInterval:     defaultPollInterval,
+		longPollTimeout:  defaultLongPollTimeout,
+		firstCallTimeout: defaultFirstCallTimeout,
+		requestTimeout:   defaultRequestTimeout,
+	}
+	for _, opt := range opts {
+		opt(c)
+	}
+	if c.endpoint == "" {
+		c.endpoint = DefaultEndpoint
+	}
+	c.endpoint = normalizeEndpoint(c.endpoint)
+	c.base, c.baseErr = parseEndpoint(c.endpoint)
+	if c.httpClient == nil {
+		c.httpClient = newHTTPClient()
+	}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Endpoint returns the base URL the client talks to.
+func (c *Client) Endpoint() string { return c.endpoint }
+
+// normalizeEndpoint trims spaces and trailing slashes and adds "http://"
+// when the scheme is missing ("127.0.0.1:8169").
+func normalizeEndpoint(s string) string {
+	scheme, rest, ok := strings.Cut(strings.TrimSpace(s), "://")
+	if !ok {
+		scheme, rest = "http", scheme
+	}
+	return scheme + "://" + strings.TrimRight(rest, "/")
+}
+
+// parseEndpoint checks that the endpoint is an http(s) URL with a host.
+func parseEndpoint(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w %q: %v", ErrInvalidEndpoint, s, err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("%w %q: want http://host[:port]", ErrInvalidEndpoint, s)
+	}
+	return u, nil
+}
+
+// newHTTPClient returns the default client: no proxy (metadata must be
+// reached directly), bounded dialing, no redirects. Request deadlines come
+// from contexts.
+func newHTTPClient() *http.Client {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	return &http.Client{
+		Transport: &http.Transport{
+			Proxy:               nil,
+			DialContext:         dialer.DialContext,
+			MaxIdleConns:        4,
+			MaxIdleConnsPerHost: 4,
+			IdleConnTimeout:     90 * time.Second,
+			TLSHandshakeTimeout: 5 * time.Second,
+		},
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return http.ErrUseLastResponse
+		},
+	}
+}
