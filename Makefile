@@ -1,0 +1,16 @@
+.PHONY: build test lint bench run
+
+build:
+	go build -o forewarn ./cmd/forewarn
+
+run:
+	go run ./cmd/forewarn serve --dev
+
+test:
+	./scripts/test.sh
+
+lint:
+	gofmt -l . && go vet ./...
+
+bench:
+	go test -run '^$$' -bench . -benchmem ./...

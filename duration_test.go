@@ -1,0 +1,49 @@
+package forewarn
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+)
+
+func TestParseDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{
+		"90s": 90 * time.Second, "15m": 15 * time.Minute, "7d": 7 * 24 * time.Hour,
+		"1d12h": 36 * time.Hour, "0": 0,
+	} {
+		if got, err := ParseDuration(in); err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "d", "x7d", "7d-1h", "-1d", "7dd", "soon"} {
+		if got, err := ParseDuration(in); err == nil {
+			t.Errorf("ParseDuration(%q) = %v; want an error", in, got)
+		}
+	}
+}
+
+func TestDurationJSON(t *testing.T) {
+	var d Duration
+	if err := json.Unmarshal([]byte(`"7d"`), &d); err != nil || time.Duration(d) != 7*24*time.Hour {
+		t.Fatalf("unmarshal 7d: %v, %v", d, err)
+	}
+	if b, _ := json.Marshal(Duration(5 * time.Minute)); string(b) != `"5m0s"` {
+		t.Fatalf("marshal: %s", b)
+	}
+	if err := json.Unmarshal([]byte(`300`), &d); err == nil {
+		t.Fatal("a number was accepted as a duration")
+	}
+}
+
+func TestValidName(t *testing.T) {
+	for _, ok := range []string{"web-0", "A_b.c", "x", "a234567890123456789012345678901234567890123456789012345678901234"} {
+		if !ValidName(ok) {
+			t.Errorf("ValidName(%q) = false", ok)
+		}
+	}
+	for _, bad := range []string{"", ".", "..", "web 0", "web/0", "é", "a2345678901234567890123456789012345678901234567890123456789012345"} {
+		if ValidName(bad) {
+			t.Errorf("ValidName(%q) = true", bad)
+		}
+	}
+}

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs the programs the tests need beyond Go, from Debian's packages,
+# when they are missing: curl and python3 (the seed examples).
+set -euo pipefail
+missing=()
+command -v curl >/dev/null || missing+=(curl)
+command -v python3 >/dev/null || missing+=(python3)
+[ ${#missing[@]} -eq 0 ] && exit 0
+sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq "${missing[@]}"

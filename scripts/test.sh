@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The project's test command (README, .ci/run): installs what the tests need,
+# then runs gofmt, go vet, every test under the race detector, short fuzz
+# runs, and the seed pages' examples against the real binary.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/deps.sh
+
+echo "== gofmt"
+bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
+if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test -race"
+go test -race -count=1 ./...
+
+echo "== fuzz (short; FUZZTIME=${FUZZTIME:=10s})"
+go test ./imds -run '^$' -fuzz '^FuzzPostBody$' -fuzztime "$FUZZTIME"
+go test ./imds -run '^$' -fuzz '^FuzzQuery$' -fuzztime "$FUZZTIME"
+
+echo "== seed examples"
+scripts/seed-examples.sh
