@@ -1,0 +1,150 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/forewarn/forewarn/admin"
+)
+
+// binary is the forewarn binary built for the tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "forewarn-e2e")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "forewarn")
+	build := exec.Command("go", "build", "-race", "-o", binary, "../cmd/forewarn")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build forewarn:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// server is one forewarn serve process.
+type server struct {
+	t        testing.TB
+	dataDir  string
+	metaAddr string
+	admAddr  string
+	cmd      *exec.Cmd
+	exited   chan error
+	log      *strings.Builder
+	admin    *admin.Client
+}
+
+// freeAddr returns a loopback address with a port nobody listens on.
+func freeAddr(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startServer starts forewarn serve on dataDir and waits until its admin
+// API answers. It is killed at the end of the test if still running.
+func startServer(t testing.TB, dataDir string, extra ...string) *server {
+	t.Helper()
+	s := &server{t: t, dataDir: dataDir, metaAddr: freeAddr(t), admAddr: freeAddr(t),
+		exited: make(chan error, 1), log: &strings.Builder{}}
+	args := append([]string{"serve", "--data-dir", dataDir, "--metadata-addr", s.metaAddr,
+		"--admin-addr", s.admAddr, "--rate-limit", "0"}, extra...)
+	s.cmd = exec.Command(binary, args...)
+	s.cmd.Stderr = s.log
+	if err := s.cmd.Start(); err != nil {
+		t.Fatalf("start forewarn: %v", err)
+	}
+	go func() { s.exited <- s.cmd.Wait() }()
+	t.Cleanup(func() {
+		s.cmd.Process.Kill()
+		<-s.exited
+		if t.Failed() {
+			t.Logf("server log:\n%s", s.log.String())
+		}
+	})
+	s.waitReady()
+	token, err := os.ReadFile(filepath.Join(dataDir, "admin.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.admin = admin.NewClient("http://"+s.admAddr, strings.TrimSpace(string(token)))
+	return s
+}
+
+func (s *server) waitReady() {
+	s.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		resp, err := http.Get("http://" + s.admAddr + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			return
+		}
+		select {
+		case err := <-s.exited:
+			s.t.Fatalf("forewarn exited at start: %v\n%s", err, s.log.String())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	s.t.Fatalf("forewarn never answered on %s\n%s", s.admAddr, s.log.String())
+}
+
+// stop sends sig and returns the process's exit error.
+func (s *server) stop(sig syscall.Signal) error {
+	s.t.Helper()
+	if err := s.cmd.Process.Signal(sig); err != nil {
+		s.t.Fatal(err)
+	}
+	select {
+	case err := <-s.exited:
+		s.exited <- err // for the cleanup
+		return err
+	case <-time.After(30 * time.Second):
+		s.t.Fatalf("forewarn did not exit on %v", sig)
+		return nil
+	}
+}
+
+// get asks the metadata endpoint as the host's own VM (127.0.0.1).
+func (s *server) get(query string) (*http.Response, string) {
+	s.t.Helper()
+	resp, body, err := s.tryGet(query)
+	if err != nil {
+		s.t.Fatalf("GET %s: %v", query, err)
+	}
+	return resp, body
+}
+
+// tryGet is get for goroutines other than the test's.
+func (s *server) tryGet(query string) (*http.Response, string, error) {
+	req, _ := http.NewRequestWithContext(context.Background(), http.MethodGet,
+		"http://"+s.metaAddr+"/metadata/scheduledevents?"+query, nil)
+	req.Header.Set("Metadata", "true")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	return resp, string(body), err
+}
