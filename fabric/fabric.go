@@ -14,9 +14,8 @@ import (
 
 // Config is what a Fabric needs. Zero fields take the defaults of DESIGN.md.
 type Config struct {
-	Store     forewarn.Store
-	Clock     forewarn.Clock
-	Publisher forewarn.Publisher // may be nil
+	Store forewarn.Store
+	Clock forewarn.Clock
 	// TimeScale divides notice and simulated impact times; default 1.
 	TimeScale float64
 	// MaxUserOps is the limit of user operations in flight per scope;
@@ -48,16 +47,17 @@ type Fabric struct {
 
 	// mu serialises changes, so that snapshots are published in the order
 	// of their commits.
-	mu   sync.Mutex
-	wake chan struct{}
+	mu        sync.Mutex
+	publisher forewarn.Publisher
+	wake      chan struct{}
 
 	enabling enabling
 }
 
 var _ forewarn.Fleet = (*Fabric)(nil)
 
-// New returns a Fabric over the store and publishes the state of every
-// scope.
+// New returns a Fabric over the store, with the metrics of every scope's
+// events loaded; PublishTo connects it to the metadata endpoint.
 func New(ctx context.Context, cfg Config) (*Fabric, error) {
 	if cfg.Store == nil || cfg.Clock == nil {
 		return nil, fmt.Errorf("fabric: a store and a clock are required")
@@ -86,6 +86,8 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 		wake:     make(chan struct{}, 1),
 		enabling: newEnabling(),
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if err := f.publishAll(ctx); err != nil {
 		return nil, err
 	}
@@ -136,23 +138,30 @@ func (f *Fabric) update(ctx context.Context, fn func(*txn) error) error {
 func (f *Fabric) publish(t *txn) {
 	for _, name := range t.removed {
 		f.metrics.setScope(name, nil)
-		if f.cfg.Publisher != nil {
-			f.cfg.Publisher.RemoveScope(name)
+		if f.publisher != nil {
+			f.publisher.RemoveScope(name)
 		}
 	}
 	for _, snap := range t.snapshots {
 		f.metrics.setScope(snap.Scope.Name, snap.Events)
-		if f.cfg.Publisher != nil {
-			f.cfg.Publisher.PublishScope(snap)
+		if f.publisher != nil {
+			f.publisher.PublishScope(snap)
 		}
 	}
 	f.metrics.record(t)
 }
 
-// publishAll publishes every scope, as at start.
-func (f *Fabric) publishAll(ctx context.Context) error {
+// PublishTo makes p receive the state of every scope now and after every
+// change from now on.
+func (f *Fabric) PublishTo(ctx context.Context, p forewarn.Publisher) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.publisher = p
+	return f.publishAll(ctx)
+}
+
+// publishAll publishes every scope; f.mu is held.
+func (f *Fabric) publishAll(ctx context.Context) error {
 	t := &txn{}
 	err := f.view(ctx, func(tx forewarn.Tx) error {
 		scopes, err := tx.Scopes()

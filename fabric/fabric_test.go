@@ -52,10 +52,13 @@ func (h *harness) open() {
 		h.tb.Fatalf("open store: %v", err)
 	}
 	cfg := h.cfg
-	cfg.Store, cfg.Clock, cfg.Publisher = s, h.clock, h.pub
+	cfg.Store, cfg.Clock = s, h.clock
 	f, err := New(h.ctx, cfg)
 	if err != nil {
 		h.tb.Fatalf("new fabric: %v", err)
+	}
+	if err := f.PublishTo(h.ctx, h.pub); err != nil {
+		h.tb.Fatalf("publish: %v", err)
 	}
 	h.store, h.f = s, f
 }

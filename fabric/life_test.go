@@ -24,6 +24,9 @@ type lifeCase struct {
 }
 
 var lifeCases = []lifeCase{
+	// Freeze comes only from platform maintenance: created by platformEvent.
+	{"", forewarn.AvailabilitySet, forewarn.Regular, forewarn.Freeze, forewarn.Platform,
+		15 * time.Minute, 5 * time.Second, forewarn.Frozen, false},
 	{forewarn.OpRestart, forewarn.AvailabilitySet, forewarn.Regular, forewarn.Reboot, forewarn.User,
 		15 * time.Minute, 60 * time.Second, forewarn.Rebooting, false},
 	{forewarn.OpRedeploy, forewarn.CloudService, forewarn.Regular, forewarn.Redeploy, forewarn.User,
@@ -50,7 +53,12 @@ func testLife(t *testing.T, tc lifeCase, scale float64) {
 	h.vm(forewarn.VMSpec{Name: "web-0", Scope: "web", Priority: tc.priority})
 	inc := h.incarnation("web")
 
-	e := h.operate("web-0", tc.op)
+	var e *forewarn.Event
+	if tc.op == "" {
+		e = h.platformEvent("web-0", tc.typ)
+	} else {
+		e = h.operate("web-0", tc.op)
+	}
 	notice := time.Duration(float64(tc.notice) / scale)
 	wantNB := t0.Add(notice).Truncate(time.Second).Add(time.Second) // t0 is mid-second
 	if e.Type != tc.typ || e.Source != tc.source || e.Status != forewarn.Scheduled || !e.NotBefore.Equal(wantNB) {
@@ -224,4 +232,28 @@ func (h *harness) mustOnlyEvent(scope string) *forewarn.Event {
 		h.tb.Fatalf("events of %s: %v, %v", scope, events, err)
 	}
 	return events[0]
+}
+
+// platformEvent schedules a platform event of the given type on one VM with
+// the minimum notice of its type, through the same path as user operations.
+func (h *harness) platformEvent(vm string, typ forewarn.EventType) *forewarn.Event {
+	h.tb.Helper()
+	var e *forewarn.Event
+	err := h.f.update(h.ctx, func(t *txn) error {
+		v, err := t.VM(vm)
+		if err != nil {
+			return err
+		}
+		scope, err := t.Scope(v.Scope)
+		if err != nil {
+			return err
+		}
+		e = &forewarn.Event{ID: "0f0e0d0c-0000-4000-8000-000000000001", Type: typ, Status: forewarn.Scheduled,
+			Scope: scope.Name, Resources: []string{v.Name}, Source: forewarn.Platform, CreatedAt: t.now}
+		return h.f.schedule(t, e, scope, notice(typ, scope))
+	})
+	if err != nil {
+		h.tb.Fatalf("platform %s on %s: %v", typ, vm, err)
+	}
+	return e
 }
