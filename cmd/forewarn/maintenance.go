@@ -1,0 +1,43 @@
+package main
+
+import (
+	"github.com/forewarn/forewarn"
+	"github.com/spf13/cobra"
+)
+
+// newMaintenanceCommand groups the operator's commands on events: the
+// admin view of every scope.
+func newMaintenanceCommand() *cobra.Command {
+	a := &adminOptions{}
+	cmd := newGroupCommand("maintenance", "List, approve and cancel the events of the fleet; show the history")
+	addAdminFlags(cmd, a)
+	cmd.AddCommand(
+		newListCommand(a, "List the events in flight of every scope", eventTable, true, forewarn.Fleet.Events),
+		newEventActionCommand(a, "approve", "Approve an event as the admin: a Scheduled event starts at once", forewarn.Fleet.Approve),
+		newEventActionCommand(a, "cancel", "Cancel a Scheduled event", forewarn.Fleet.Cancel),
+		newMaintenanceHistoryCommand(a),
+	)
+	return cmd
+}
+
+// eventTable prints events in flight.
+var eventTable = table[*forewarn.Event]{
+	header: []string{"ID", "TYPE", "STATUS", "SCOPE", "RESOURCES", "NOT-BEFORE", "SOURCE", "APPROVED-BY"},
+	row: func(e *forewarn.Event) []string {
+		return []string{
+			e.ID, string(e.Type), string(e.Status), e.Scope, listCell(e.Resources),
+			timeCell(e.NotBefore), string(e.Source), e.ApprovedBy,
+		}
+	},
+}
+
+// historyTable prints finished and cancelled events.
+var historyTable = table[*forewarn.Event]{
+	header: []string{"ID", "TYPE", "OUTCOME", "SCOPE", "RESOURCES", "SOURCE", "APPROVED-BY", "STARTED", "ENDED"},
+	row: func(e *forewarn.Event) []string {
+		return []string{
+			e.ID, string(e.Type), string(e.Outcome), e.Scope, listCell(e.Resources),
+			string(e.Source), e.ApprovedBy, timeCell(e.StartedAt), timeCell(e.EndedAt),
+		}
+	},
+}

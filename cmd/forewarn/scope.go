@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"strconv"
+
+	"github.com/forewarn/forewarn"
+	"github.com/spf13/cobra"
+)
+
+// newScopeCommand groups the commands on scopes: availability sets, scale
+// sets and cloud services.
+func newScopeCommand() *cobra.Command {
+	a := &adminOptions{}
+	cmd := newGroupCommand("scope", "Create, list, show and delete scopes (availability sets, scale sets, cloud services)")
+	addAdminFlags(cmd, a)
+	cmd.AddCommand(
+		newScopeCreateCommand(a),
+		newListCommand(a, "List the scopes", scopeTable, false, listScopes),
+		newShowCommand(a, "Show a scope", scopeTable, forewarn.Fleet.Scope),
+		newDeleteCommand(a, "scope", "Delete an empty scope", forewarn.Fleet.DeleteScope),
+	)
+	return cmd
+}
+
+// listScopes lists every scope; it takes the scope filter of a listing,
+// which does not apply.
+func listScopes(fleet forewarn.Fleet, ctx context.Context, _ string) ([]*forewarn.Scope, error) {
+	return fleet.Scopes(ctx)
+}
+
+// scopeTable prints scopes.
+var scopeTable = table[*forewarn.Scope]{
+	header: []string{"NAME", "KIND", "UDS", "FDS", "INCARNATION", "ENABLED", "LAST-SEEN"},
+	row: func(s *forewarn.Scope) []string {
+		return []string{
+			s.Name, string(s.Kind), strconv.Itoa(s.UpdateDomains), strconv.Itoa(s.FaultDomains),
+			strconv.FormatInt(s.Incarnation, 10), timeCell(s.EnabledAt), timeCell(s.LastSeen),
+		}
+	},
+}

@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/forewarn/forewarn/admin"
+	"github.com/forewarn/forewarn/bolt"
+	"github.com/forewarn/forewarn/fabric"
+	"github.com/forewarn/forewarn/imds"
+	"github.com/jonboulle/clockwork"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// run serves until ctx ends, then shuts down: held long-polls answer,
+// in-flight requests finish, the store is closed.
+func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
+	log, err := newLogger(stderr, o.logLevel, o.logFormat)
+	if err != nil {
+		return err
+	}
+	if err := o.check(); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
+		return fmt.Errorf("create data directory: %w", err)
+	}
+	store, err := bolt.Open(filepath.Join(o.dataDir, "forewarn.db"), bolt.Options{})
+	if err != nil {
+		return fmt.Errorf("open store: %w", err)
+	}
+	defer store.Close()
+	token, err := o.token()
+	if err != nil {
+		return err
+	}
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	clock := clockwork.NewRealClock()
+	fab, err := fabric.New(ctx, fabric.Config{
+		Store:          store,
+		Clock:          clock,
+		TimeScale:      o.timeScale,
+		MaxUserOps:     o.maxUserOps,
+		FirstCallDelay: time.Duration(o.firstCallDelay),
+		EnableIdle:     time.Duration(o.enableIdle),
+		AlwaysEnabled:  o.dev,
+		HistoryKeep:    o.historyKeep,
+		Logger:         log,
+		Registerer:     reg,
+	})
+	if err != nil {
+		return err
+	}
+	meta := imds.New(imds.Config{
+		Metadata:   fab.Metadata(),
+		Clock:      clock,
+		RateLimit:  o.rateLimit,
+		Location:   o.location,
+		Logger:     log,
+		Registerer: reg,
+	})
+	if err := fab.PublishTo(ctx, meta); err != nil {
+		return err
+	}
+
+	metaLn, release, err := o.listenMetadata(log)
+	if err != nil {
+		return err
+	}
+	defer release()
+	if err := o.ensureDefaultVM(ctx, fab, metaLn.Addr(), log); err != nil {
+		metaLn.Close()
+		return err
+	}
+	adminLn, err := net.Listen("tcp", o.adminAddr)
+	if err != nil {
+		metaLn.Close()
+		return fmt.Errorf("admin listener: %w", err)
+	}
+	adminAPI := admin.NewServer(admin.Config{Fleet: fab, Token: token, Gatherer: reg, Registerer: reg, Logger: log})
+	return o.serve(ctx, log, fab, meta, servers{
+		{"metadata", metaLn, meta},
+		{"admin", adminLn, adminAPI},
+	})
+}
+
+// check refuses flag values that make no sense.
+func (o *serveOptions) check() error {
+	switch {
+	case o.timeScale <= 0:
+		return fmt.Errorf("--time-scale must be greater than 0, not %g", o.timeScale)
+	case o.rateLimit < 0:
+		return fmt.Errorf("--rate-limit must be 0 (off) or more, not %g", o.rateLimit)
+	case o.maxUserOps < 1:
+		return fmt.Errorf("--max-user-ops must be at least 1, not %d", o.maxUserOps)
+	case o.historyKeep < 1:
+		return fmt.Errorf("--history-keep must be at least 1, not %d", o.historyKeep)
+	case o.enableIdle == 0:
+		return fmt.Errorf("--enable-idle must be more than 0")
+	}
+	return nil
+}
+
+// servers are the HTTP listeners of serve.
+type servers []struct {
+	name    string
+	ln      net.Listener
+	handler http.Handler
+}
+
+// serve runs the fabric and the HTTP servers until ctx ends or one fails.
+func (o *serveOptions) serve(ctx context.Context, log *slog.Logger, fab *fabric.Fabric, meta *imds.Server, srvs servers) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ran := make(chan error, 1)
+	go func() { ran <- fab.Run(ctx) }()
+	errc := make(chan error, len(srvs))
+	https := make([]*http.Server, len(srvs))
+	for i, s := range srvs {
+		https[i] = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		log.Info("listening", "api", s.name, "addr", s.ln.Addr().String())
+		go func() { errc <- https[i].Serve(s.ln) }()
+	}
+	if o.ready != nil {
+		o.ready(srvs[0].ln.Addr().String(), srvs[1].ln.Addr().String())
+	}
+	var err error
+	select {
+	case <-ctx.Done():
+	case err = <-errc:
+		err = fmt.Errorf("serve: %w", err)
+	case err = <-ran:
+		err = fmt.Errorf("control plane: %w", err)
+		ran <- nil
+	}
+	log.Info("shutting down")
+	meta.Shutdown()
+	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(o.shutdownTimeout))
+	defer scancel()
+	for _, h := range https {
+		if serr := h.Shutdown(sctx); serr != nil && !errors.Is(serr, context.DeadlineExceeded) {
+			log.Warn("shutdown", "err", serr)
+		}
+	}
+	cancel()
+	<-ran // the store closes after the control plane stops
+	return err
+}
