@@ -24,10 +24,6 @@ type serveOptions struct {
 	logLevel        string
 	logFormat       string
 	shutdownTimeout durationValue
-
-	// ready, if set, is called with the listeners' addresses once both
-	// serve (in-process tests listen on :0).
-	ready func(metadataAddr, adminAddr string)
 }
 
 func newServeCommand() *cobra.Command {

@@ -132,9 +132,6 @@ func (o *serveOptions) serve(ctx context.Context, log *slog.Logger, fab *fabric.
 		log.Info("listening", "api", s.name, "addr", s.ln.Addr().String())
 		go func() { errc <- https[i].Serve(s.ln) }()
 	}
-	if o.ready != nil {
-		o.ready(srvs[0].ln.Addr().String(), srvs[1].ln.Addr().String())
-	}
 	var err error
 	select {
 	case <-ctx.Done():
