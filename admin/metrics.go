@@ -2,7 +2,6 @@ package admin
 
 import (
 	"errors"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -56,35 +55,4 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 func (m *metrics) observe(route string, status int, elapsed time.Duration) {
 	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
 	m.duration.WithLabelValues(route).Observe(elapsed.Seconds())
-}
-
-// statusWriter remembers the status of the answer.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(status int) {
-	if w.status == 0 {
-		w.status = status
-	}
-	w.ResponseWriter.WriteHeader(status)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the underlying writer.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// code returns the status sent, 200 if the handler wrote nothing.
-func (w *statusWriter) code() int {
-	if w.status == 0 {
-		return http.StatusOK
-	}
-	return w.status
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/httpstatus"
 )
 
 // Config is what a Server needs.
@@ -64,7 +65,7 @@ func NewServer(cfg Config) *Server {
 // the request, and answers unknown paths and methods in JSON.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &httpstatus.Writer{ResponseWriter: w}
 	h, pattern := s.mux.Handler(r)
 	s.serve(sw, r, h, pattern)
 	route := pattern
@@ -72,9 +73,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		route = "unmatched"
 	}
 	elapsed := time.Since(start)
-	s.metrics.observe(route, sw.code(), elapsed)
+	s.metrics.observe(route, max(sw.Status(), http.StatusOK), elapsed)
 	s.log.DebugContext(r.Context(), "request", "method", r.Method, "path", r.URL.Path,
-		"route", route, "status", sw.code(), "duration", elapsed)
+		"route", route, "status", max(sw.Status(), http.StatusOK), "duration", elapsed)
 }
 
 // serve answers the request after the token check.

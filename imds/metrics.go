@@ -2,7 +2,6 @@ package imds
 
 import (
 	"errors"
-	"net/http"
 	"strconv"
 	"time"
 
@@ -68,26 +67,3 @@ func (m *metrics) observe(rt route, status int, took time.Duration) {
 	m.requests.WithLabelValues(rt.label(), code).Inc()
 	m.duration.WithLabelValues(rt.label()).Observe(took.Seconds())
 }
-
-// statusWriter remembers the status of the answer.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-// Unwrap lets http.ResponseController reach the connection.
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

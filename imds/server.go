@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/httpstatus"
 )
 
 // DefaultRateLimit is the requests a second per VM that SPEC.md 5 gives
@@ -113,9 +114,9 @@ func (s *Server) shuttingDown() bool {
 // ServeHTTP answers a request to the metadata endpoint.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := s.clock.Now()
-	sw := &statusWriter{ResponseWriter: w}
+	sw := &httpstatus.Writer{ResponseWriter: w}
 	rt, segs := parseRoute(r.URL.Path)
-	defer func() { s.metrics.observe(rt, sw.status, s.clock.Now().Sub(start)) }()
+	defer func() { s.metrics.observe(rt, sw.Status(), s.clock.Now().Sub(start)) }()
 	s.serve(sw, r, rt, segs)
 }
 
