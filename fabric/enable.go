@@ -84,7 +84,9 @@ func (f *Fabric) enabled(s *forewarn.Scope, now time.Time) bool {
 }
 
 // enable notes a request of a VM of the scope. A scope that was not enabled
-// is enabled in the store before the answer, after the first-call delay.
+// is enabled in the store before the answer, after the first-call delay
+// (also with AlwaysEnabled, which gives notice before the first request but
+// shows when it came).
 func (f *Fabric) enable(ctx context.Context, scope string) error {
 	now := f.clock.Now()
 	key := strings.ToLower(scope)
@@ -97,7 +99,7 @@ func (f *Fabric) enable(ctx context.Context, scope string) error {
 		if err != nil {
 			return err
 		}
-		first = !f.cfg.AlwaysEnabled && (s.EnabledAt.IsZero() || now.Sub(s.LastSeen) >= f.cfg.EnableIdle)
+		first = s.EnabledAt.IsZero() || now.Sub(s.LastSeen) >= f.cfg.EnableIdle
 		if first {
 			s.EnabledAt = now
 		}

@@ -3,6 +3,8 @@ package fabric
 import (
 	"context"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -78,12 +80,21 @@ func checkScope(s *forewarn.Scope) error {
 	return nil
 }
 
-// putNewScope stores a scope whose name must not be taken.
+// putNewScope stores a scope whose name must not be taken. A scope of a
+// name that was deleted goes on from the incarnation it had, so that a VM
+// that kept its address never sees the incarnation go down.
 func putNewScope(t *txn, s *forewarn.Scope) error {
 	if _, err := t.Scope(s.Name); err == nil {
 		return forewarn.Errorf(forewarn.ErrConflict, "scope %q already exists", s.Name)
 	} else if !errors.Is(err, forewarn.ErrNotFound) {
 		return err
+	}
+	last, err := t.Meta(incarnationKey(s.Name))
+	if err != nil {
+		return err
+	}
+	if n, err := strconv.ParseInt(string(last), 10, 64); err == nil && n >= s.Incarnation {
+		s.Incarnation = n + 1
 	}
 	if err := t.PutScope(s); err != nil {
 		return err
@@ -136,10 +147,23 @@ func (f *Fabric) DeleteScope(ctx context.Context, name string) error {
 			return forewarn.Errorf(forewarn.ErrConflict,
 				"scope %q still has %d VMs: delete them first", s.Name, len(vms))
 		}
-		if err := t.DeleteScope(s.Name); err != nil {
-			return err
-		}
-		t.scopeDeleted(s.Name)
-		return nil
+		return deleteScope(t, s)
 	})
+}
+
+// deleteScope deletes a scope and keeps its last incarnation.
+func deleteScope(t *txn, s *forewarn.Scope) error {
+	if err := t.PutMeta(incarnationKey(s.Name), []byte(strconv.FormatInt(s.Incarnation, 10))); err != nil {
+		return err
+	}
+	if err := t.DeleteScope(s.Name); err != nil {
+		return err
+	}
+	t.scopeDeleted(s.Name)
+	return nil
+}
+
+// incarnationKey is the meta key of a deleted scope's last incarnation.
+func incarnationKey(scope string) string {
+	return "last-incarnation/" + strings.ToLower(scope)
 }

@@ -2,6 +2,8 @@ package fabric
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -12,42 +14,48 @@ const retryAfter = time.Second
 
 // Tick does the work that is due now: it starts the Scheduled events whose
 // NotBefore has come and completes the started events whose impact has
-// ended, in one transaction. It returns the next deadline, or the zero time
-// if nothing is pending.
+// ended, each in a transaction of its own, so that one that fails does not
+// hold up the others. It returns the next deadline, or the zero time if
+// nothing is pending.
 func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 	next, due, err := f.pending(ctx)
-	if err != nil || !due {
+	if err != nil {
 		return next, err
 	}
-	err = f.update(ctx, func(t *txn) error {
-		events, err := t.Events("")
-		if err != nil {
-			return err
-		}
-		for _, e := range events {
-			if err := f.due(t, e); err != nil {
+	var errs []error
+	for _, id := range due {
+		err := f.update(ctx, func(t *txn) error {
+			e, err := t.Event(id)
+			if errors.Is(err, forewarn.ErrNotFound) {
+				return nil // gone meanwhile
+			} else if err != nil {
 				return err
 			}
+			return f.due(t, e)
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("event %s: %w", id, err))
 		}
-		return nil
-	})
-	if err != nil {
-		return time.Time{}, err
 	}
-	next, _, err = f.pending(ctx)
-	return next, err
+	if len(due) > 0 {
+		next, _, err = f.pending(ctx)
+		errs = append(errs, err)
+	}
+	return next, errors.Join(errs...)
 }
 
-// pending returns the next deadline of the events in flight, and whether
-// one has passed.
-func (f *Fabric) pending(ctx context.Context) (next time.Time, due bool, err error) {
+// pending returns the next deadline of the events in flight, and the
+// events whose deadline has passed.
+func (f *Fabric) pending(ctx context.Context) (next time.Time, due []string, err error) {
 	now := f.clock.Now()
 	err = f.view(ctx, func(tx forewarn.Tx) error {
 		events, err := tx.Events("")
 		for _, e := range events {
 			d := deadline(e)
 			next = earliest(next, d)
-			due = due || !now.Before(d)
+			if !now.Before(d) {
+				due = append(due, e.ID)
+			}
 		}
 		return err
 	})

@@ -18,6 +18,9 @@ func (f *Fabric) CreateVM(ctx context.Context, spec forewarn.VMSpec) (*forewarn.
 	}
 	err = f.update(ctx, func(t *txn) error {
 		vm.CreatedAt = t.now
+		if err := nameFree(t, vm.Name); err != nil {
+			return err
+		}
 		scope, err := f.scopeFor(t, spec)
 		if err != nil {
 			return err
@@ -66,6 +69,10 @@ func parseAddresses(in []string) ([]string, error) {
 		if err != nil {
 			return nil, forewarn.Errorf(forewarn.ErrInvalid, "invalid address %q: not an IP address", s)
 		}
+		if a.IsUnspecified() || a.IsMulticast() {
+			return nil, forewarn.Errorf(forewarn.ErrInvalid,
+				"invalid address %s: a VM calls from a unicast address", a)
+		}
 		out = append(out, a.Unmap().String())
 	}
 	return out, nil
@@ -77,6 +84,9 @@ func (f *Fabric) scopeFor(t *txn, spec forewarn.VMSpec) (*forewarn.Scope, error)
 		s, err := t.Scope(spec.Scope)
 		if errors.Is(err, forewarn.ErrNotFound) {
 			return nil, forewarn.Errorf(forewarn.ErrNotFound, "scope %q does not exist", spec.Scope)
+		} else if err == nil && s.Kind == forewarn.Standalone {
+			return nil, forewarn.Errorf(forewarn.ErrInvalid,
+				"scope %q is the standalone VM %q's own: a standalone VM's scope takes no other VM", s.Name, s.Name)
 		}
 		return s, err
 	}
@@ -95,9 +105,7 @@ func (f *Fabric) scopeFor(t *txn, spec forewarn.VMSpec) (*forewarn.Scope, error)
 // putNewVM places a VM in its scope's domains and stores it, refusing a
 // name or an address that is taken.
 func putNewVM(t *txn, vm *forewarn.VM, scope *forewarn.Scope, spec forewarn.VMSpec) error {
-	if _, err := t.VM(vm.Name); err == nil {
-		return forewarn.Errorf(forewarn.ErrConflict, "vm %q already exists", vm.Name)
-	} else if !errors.Is(err, forewarn.ErrNotFound) {
+	if err := nameFree(t, vm.Name); err != nil {
 		return err
 	}
 	all, err := t.VMs("")
@@ -126,6 +134,16 @@ func putNewVM(t *txn, vm *forewarn.VM, scope *forewarn.Scope, spec forewarn.VMSp
 		return err
 	}
 	t.touch(scope.Name)
+	return nil
+}
+
+// nameFree refuses the name of an existing VM.
+func nameFree(t *txn, name string) error {
+	if _, err := t.VM(name); err == nil {
+		return forewarn.Errorf(forewarn.ErrConflict, "vm %q already exists", name)
+	} else if !errors.Is(err, forewarn.ErrNotFound) {
+		return err
+	}
 	return nil
 }
 
@@ -241,11 +259,10 @@ func (f *Fabric) deleteVM(t *txn, name string) error {
 	if scope.Kind != forewarn.Standalone {
 		return nil
 	}
-	if err := t.DeleteScope(scope.Name); err != nil {
+	if rest, err := t.VMs(scope.Name); err != nil || len(rest) > 0 {
 		return err
 	}
-	t.scopeDeleted(scope.Name)
-	return nil
+	return deleteScope(t, scope)
 }
 
 // dropResource removes a deleted VM from an event.
@@ -259,10 +276,15 @@ func (f *Fabric) dropResource(t *txn, e *forewarn.Event, vm string) error {
 			kept = append(kept, r)
 		}
 	}
-	e.Resources = kept
 	if len(kept) == 0 {
-		return f.end(t, e, forewarn.Cancelled)
+		// Its last VM is gone: the history keeps the VM it was for.
+		outcome := forewarn.Cancelled
+		if e.Status == forewarn.Started {
+			outcome = forewarn.Completed
+		}
+		return f.end(t, e, outcome)
 	}
+	e.Resources = kept
 	if err := t.PutEvent(e); err != nil {
 		return err
 	}

@@ -9,9 +9,8 @@ import (
 // scope, holds a long-poll until the scope changes, and answers the document
 // of the requested api-version, or 304 if If-None-Match matches.
 func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, req *request) {
-	c := req.caller
-	if err := s.meta.Enable(r.Context(), c.state.scope.Name); err != nil {
-		s.internalError(w, r, "enable scope "+c.state.scope.Name, err)
+	c, ok := s.enable(w, r, req)
+	if !ok {
 		return
 	}
 	if req.poll.wait && req.poll.lastTag == c.state.tag {
@@ -39,6 +38,30 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, req *request)
 	writeBody(w, http.StatusOK, contentTypeJSON, body)
 }
 
+// enable tells the control plane the caller's scope asked, which may hold
+// the first call (SPEC.md 9). Shutdown ends the hold and the call is
+// answered. The caller is then looked up again, since the scope may have
+// changed during the hold; false means the answer has been written.
+func (s *Server) enable(w http.ResponseWriter, r *http.Request, req *request) (caller, bool) {
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(s.done, cancel)
+	defer stop()
+	err := s.meta.Enable(ctx, req.caller.state.scope.Name)
+	switch {
+	case r.Context().Err() != nil:
+		return caller{}, false
+	case err != nil && !s.shuttingDown():
+		s.internalError(w, r, "enable scope "+req.caller.state.scope.Name, err)
+		return caller{}, false
+	}
+	c, ok := s.lookup(req.addr)
+	if !ok {
+		writeError(w, forbidden(req.addr.String()))
+	}
+	return c, ok
+}
+
 // hold waits until the caller's scope changes, the long-poll times out, the
 // server shuts down or the client goes away. It then looks the caller up
 // again: its VM may have moved or been deleted (false).
@@ -48,7 +71,7 @@ func (s *Server) hold(ctx context.Context, req *request, c caller) (caller, bool
 		select {
 		case <-c.state.changed:
 		case <-timeout:
-		case <-s.done:
+		case <-s.done.Done():
 		case <-ctx.Done():
 			return c, false
 		}

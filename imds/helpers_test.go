@@ -46,6 +46,9 @@ type fakeMetadata struct {
 	known, vmScope map[string]string
 	// approveErr and enableErr, if set, are returned by every call.
 	approveErr, enableErr error
+	// hold, if set, is called by Enable, as the first-call delay: it may
+	// block until ctx ends.
+	hold func(ctx context.Context)
 }
 
 type approval struct {
@@ -70,11 +73,18 @@ func (m *fakeMetadata) Approve(_ context.Context, vm string, ids []string) error
 	return nil
 }
 
-func (m *fakeMetadata) Enable(_ context.Context, scope string) error {
+func (m *fakeMetadata) Enable(ctx context.Context, scope string) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
 	m.enabled = append(m.enabled, scope)
-	return m.enableErr
+	hold, err := m.hold, m.enableErr
+	m.mu.Unlock()
+	if hold != nil {
+		hold(ctx)
+		if err == nil {
+			err = ctx.Err()
+		}
+	}
+	return err
 }
 
 func (m *fakeMetadata) setApproveErr(err error) {

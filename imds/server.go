@@ -1,6 +1,7 @@
 package imds
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -57,8 +58,9 @@ type Server struct {
 	scopes map[string]*scopeState
 	addrs  map[netip.Addr]caller
 
-	done     chan struct{}
-	shutdown sync.Once
+	// done ends at Shutdown.
+	done     context.Context
+	shutdown context.CancelFunc
 }
 
 // New returns a Server that serves nothing until scopes are published. It
@@ -75,8 +77,8 @@ func New(cfg Config) *Server {
 		limiter:  newLimiter(cfg.RateLimit),
 		scopes:   make(map[string]*scopeState),
 		addrs:    make(map[netip.Addr]caller),
-		done:     make(chan struct{}),
 	}
+	s.done, s.shutdown = context.WithCancel(context.Background())
 	if s.clock == nil {
 		s.clock = clockwork.NewRealClock()
 	}
@@ -98,17 +100,12 @@ func New(cfg Config) *Server {
 // Shutdown answers every held long-poll at once, and makes later long-polls
 // answer at once. It does not close listeners; the http.Server does.
 func (s *Server) Shutdown() {
-	s.shutdown.Do(func() { close(s.done) })
+	s.shutdown()
 }
 
 // shuttingDown reports whether Shutdown was called.
 func (s *Server) shuttingDown() bool {
-	select {
-	case <-s.done:
-		return true
-	default:
-		return false
-	}
+	return s.done.Err() != nil
 }
 
 // ServeHTTP answers a request to the metadata endpoint.

@@ -40,14 +40,15 @@ func newEventsCommand() *cobra.Command {
 	return cmd
 }
 
-// client returns a metadata client that logs its retries to stderr.
-func (o *eventsOptions) client(stderr io.Writer) *client.Client {
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	return client.New(
-		client.WithEndpoint(o.endpoint),
-		client.WithAPIVersion(o.apiVersion),
-		client.WithLogger(log),
-	)
+// client returns a metadata client. One-shot commands print only the final
+// error; events watch, which retries for ever, logs each retry to stderr.
+func (o *eventsOptions) client(retries io.Writer) *client.Client {
+	opts := []client.Option{client.WithEndpoint(o.endpoint), client.WithAPIVersion(o.apiVersion)}
+	if retries != nil {
+		log := slog.New(slog.NewTextHandler(retries, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		opts = append(opts, client.WithLogger(log))
+	}
+	return client.New(opts...)
 }
 
 // documentTable prints the events of a Scheduled Events document.

@@ -34,7 +34,7 @@ func (o *eventsApproveOptions) runE(cmd *cobra.Command, ids []string) error {
 	case !o.all && len(ids) == 0:
 		return errors.New("no event to approve: give one or more event IDs, or --all")
 	}
-	c := o.events.client(cmd.ErrOrStderr())
+	c := o.events.client(nil)
 	w := cmd.OutOrStdout()
 	if o.all {
 		doc, err := c.Get(cmd.Context())

@@ -24,7 +24,7 @@ func newEventsListCommand(e *eventsOptions) *cobra.Command {
 
 // runE reads the document and prints it.
 func (o *eventsListOptions) runE(cmd *cobra.Command, _ []string) error {
-	doc, err := o.events.client(cmd.ErrOrStderr()).Get(cmd.Context())
+	doc, err := o.events.client(nil).Get(cmd.Context())
 	if err != nil {
 		return err
 	}

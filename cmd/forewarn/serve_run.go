@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -34,15 +35,15 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
 		return fmt.Errorf("create data directory: %w", err)
 	}
+	token, err := o.token()
+	if err != nil {
+		return err
+	}
 	store, err := bolt.Open(filepath.Join(o.dataDir, "forewarn.db"), bolt.Options{})
 	if err != nil {
 		return fmt.Errorf("open store: %w", err)
 	}
 	defer store.Close()
-	token, err := o.token()
-	if err != nil {
-		return err
-	}
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -98,9 +99,9 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 // check refuses flag values that make no sense.
 func (o *serveOptions) check() error {
 	switch {
-	case o.timeScale <= 0:
-		return fmt.Errorf("--time-scale must be greater than 0, not %g", o.timeScale)
-	case o.rateLimit < 0:
+	case !(o.timeScale > 0) || math.IsInf(o.timeScale, 1):
+		return fmt.Errorf("--time-scale must be a number greater than 0, not %g", o.timeScale)
+	case !(o.rateLimit >= 0) || math.IsInf(o.rateLimit, 1):
 		return fmt.Errorf("--rate-limit must be 0 (off) or more, not %g", o.rateLimit)
 	case o.maxUserOps < 1:
 		return fmt.Errorf("--max-user-ops must be at least 1, not %d", o.maxUserOps)
