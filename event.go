@@ -82,8 +82,16 @@ type Event struct {
 	ApprovedBy string    `json:"approvedBy,omitempty"`
 	ApprovedAt time.Time `json:"approvedAt,omitzero"`
 	StartedAt  time.Time `json:"startedAt,omitzero"`
-	// EndsAt is when the impact of a started event ends and it completes.
+	// EndsAt is when the simulated impact of a started event ends and it
+	// completes; zero while an actuator carries it out.
 	EndsAt time.Time `json:"endsAt,omitzero"`
+	// Actuated lists the VMs the actuator has finished; Failed those on
+	// which it failed for good, which hold the event Started until an admin
+	// resolves it.
+	Actuated []string `json:"actuated,omitempty"`
+	Failed   []string `json:"failed,omitempty"`
+	// Campaign is the campaign that created the event, if any.
+	Campaign string `json:"campaign,omitempty"`
 
 	// Outcome and EndedAt are set in the history only.
 	Outcome Outcome   `json:"outcome,omitempty"`

@@ -1,6 +1,9 @@
 package forewarn
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // ScopeSpec asks for a new scope. Zero fields take the defaults:
 // availability-set, 5 update domains, 3 fault domains, 5m terminate notice.
@@ -52,7 +55,56 @@ type Fleet interface {
 	Cancel(ctx context.Context, id string) (*Event, error)
 	// History lists up to limit finished and cancelled events, newest first.
 	History(ctx context.Context, limit int) ([]*Event, error)
+
+	// Fail creates a hardware failure of a VM: a Platform Reboot, Started
+	// from its first appearance (SPEC.md 6, 10).
+	Fail(ctx context.Context, vm string) (*Event, error)
+	// Degrade schedules a Platform Redeploy for degraded hardware with the
+	// given notice; zero means DefaultDegradeNotice.
+	Degrade(ctx context.Context, vm string, notice time.Duration) (*Event, error)
+	// Resolve settles a started event whose actuation failed on some VMs:
+	// ResolveComplete completes it, ResolveRetry runs the failed VMs again.
+	Resolve(ctx context.Context, id string, action ResolveAction) (*Event, error)
+
+	// StartCampaign starts a rollout of platform maintenance.
+	StartCampaign(ctx context.Context, spec CampaignSpec) (*Campaign, error)
+	// Campaigns lists every campaign, newest first.
+	Campaigns(ctx context.Context) ([]*Campaign, error)
+	Campaign(ctx context.Context, id string) (*Campaign, error)
+	// SteerCampaign pauses, resumes or cancels a campaign. Pausing stops new
+	// events (those in flight go on); cancelling also cancels its Scheduled
+	// events.
+	SteerCampaign(ctx context.Context, id string, action CampaignAction) (*Campaign, error)
+
+	// AddChaos makes the metadata endpoint misbehave for a while.
+	AddChaos(ctx context.Context, spec ChaosSpec) (*ChaosRule, error)
+	// Chaos lists the chaos rules in force.
+	Chaos(ctx context.Context) ([]*ChaosRule, error)
+	// DeleteChaos ends a chaos rule early.
+	DeleteChaos(ctx context.Context, id string) error
 }
+
+// DefaultDegradeNotice is the notice of a degraded-hardware Redeploy.
+const DefaultDegradeNotice = 7 * 24 * time.Hour
+
+// ResolveAction is how an admin settles an event whose actuation failed.
+type ResolveAction string
+
+// The ways to resolve an event.
+const (
+	ResolveComplete ResolveAction = "complete"
+	ResolveRetry    ResolveAction = "retry"
+)
+
+// CampaignAction steers a campaign.
+type CampaignAction string
+
+// The ways to steer a campaign.
+const (
+	PauseCampaign  CampaignAction = "pause"
+	ResumeCampaign CampaignAction = "resume"
+	CancelCampaign CampaignAction = "cancel"
+)
 
 // ScopeSnapshot is the state of one scope that the metadata endpoint serves:
 // the scope with its incarnation, its VMs, and its events in flight.
@@ -69,6 +121,16 @@ type Publisher interface {
 	PublishScope(snap *ScopeSnapshot)
 	// RemoveScope says a scope and all its VMs are gone.
 	RemoveScope(name string)
+	// PublishChaos replaces the chaos rules in force.
+	PublishChaos(rules []*ChaosRule)
+}
+
+// Actuator carries out a started event on one of its VMs: it returns once
+// the VM's maintenance is done, or an error once it has failed for good
+// (after its own retries). It must be idempotent: after a restart of the
+// server, a run that was under way is run again.
+type Actuator interface {
+	Actuate(ctx context.Context, e *Event, vm *VM) error
 }
 
 // Metadata is what the metadata endpoint asks of the control plane.

@@ -46,6 +46,11 @@ type Tx interface {
 	// History returns up to limit finished events, newest first.
 	History(limit int) ([]*Event, error)
 
+	Campaign(id string) (*Campaign, error)
+	// Campaigns returns every campaign, oldest first.
+	Campaigns() ([]*Campaign, error)
+	PutCampaign(c *Campaign) error
+
 	// Meta returns a setting, or nil if it is not set.
 	Meta(key string) ([]byte, error)
 	PutMeta(key string, value []byte) error

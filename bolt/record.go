@@ -15,9 +15,10 @@ type kind struct {
 }
 
 var (
-	scopeKind = kind{scopesBucket, "scope"}
-	vmKind    = kind{vmsBucket, "VM"}
-	eventKind = kind{eventsBucket, "event"}
+	scopeKind    = kind{scopesBucket, "scope"}
+	vmKind       = kind{vmsBucket, "VM"}
+	eventKind    = kind{eventsBucket, "event"}
+	campaignKind = kind{campaignsBucket, "campaign"}
 )
 
 // get reads the record named name. Decoding gives the caller its own copy.

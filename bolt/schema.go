@@ -16,13 +16,14 @@ const SchemaVersion = 1
 
 // The buckets of the file, and the meta key of the schema version.
 var (
-	metaBucket    = []byte("meta")
-	scopesBucket  = []byte("scopes")
-	vmsBucket     = []byte("vms")
-	eventsBucket  = []byte("events")
-	historyBucket = []byte("history")
+	metaBucket      = []byte("meta")
+	scopesBucket    = []byte("scopes")
+	vmsBucket       = []byte("vms")
+	eventsBucket    = []byte("events")
+	historyBucket   = []byte("history")
+	campaignsBucket = []byte("campaigns")
 
-	allBuckets = [][]byte{metaBucket, scopesBucket, vmsBucket, eventsBucket, historyBucket}
+	allBuckets = [][]byte{metaBucket, scopesBucket, vmsBucket, eventsBucket, historyBucket, campaignsBucket}
 
 	schemaKey = []byte("schema-version")
 )

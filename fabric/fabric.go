@@ -29,6 +29,8 @@ type Config struct {
 	EnableIdle time.Duration
 	// AlwaysEnabled enables every scope from the start (--dev).
 	AlwaysEnabled bool
+	// Actuator carries out started events; nil simulates their impact.
+	Actuator forewarn.Actuator
 	// HistoryKeep is how many finished events the history keeps; default
 	// 10,000.
 	HistoryKeep int
@@ -52,6 +54,7 @@ type Fabric struct {
 	wake      chan struct{}
 
 	enabling enabling
+	acts     actuations
 }
 
 var _ forewarn.Fleet = (*Fabric)(nil)
@@ -85,6 +88,7 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 		metrics:  newMetrics(cfg.Registerer),
 		wake:     make(chan struct{}, 1),
 		enabling: newEnabling(),
+		acts:     actuations{running: map[string]bool{}},
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -148,6 +152,9 @@ func (f *Fabric) publish(t *txn) {
 			f.publisher.PublishScope(snap)
 		}
 	}
+	if t.chaos != nil && f.publisher != nil {
+		f.publisher.PublishChaos(*t.chaos)
+	}
 	f.metrics.record(t)
 }
 
@@ -171,6 +178,14 @@ func (f *Fabric) publishAll(ctx context.Context) error {
 		t = newTxn(tx, f.clock.Now(), f.cfg.HistoryKeep)
 		for _, s := range scopes {
 			t.touch(s.Name)
+		}
+		rules, err := chaosRules(tx, t.now)
+		t.chaos = &rules
+		if err != nil {
+			return err
+		}
+		if t.campaigns, err = tx.Campaigns(); err != nil {
+			return err
 		}
 		return t.collect()
 	})

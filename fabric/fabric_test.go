@@ -136,6 +136,7 @@ type recorder struct {
 	tb      testing.TB
 	mu      sync.Mutex
 	last    map[string]*forewarn.ScopeSnapshot
+	chaos   []*forewarn.ChaosRule
 	changed chan string
 }
 
@@ -155,6 +156,12 @@ func (r *recorder) PublishScope(snap *forewarn.ScopeSnapshot) {
 	case r.changed <- key:
 	default:
 	}
+}
+
+func (r *recorder) PublishChaos(rules []*forewarn.ChaosRule) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.chaos = rules
 }
 
 func (r *recorder) RemoveScope(name string) {

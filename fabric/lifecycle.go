@@ -8,12 +8,15 @@ import (
 )
 
 // start starts a Scheduled event: it shows Started with no NotBefore, and
-// its VMs take the simulated impact until EndsAt.
+// its VMs take the simulated impact until EndsAt, or, with an actuator,
+// until the actuator has carried it out on each of them.
 func (f *Fabric) start(t *txn, e *forewarn.Event) error {
 	e.Status = forewarn.Started
 	e.NotBefore = time.Time{}
 	e.StartedAt = t.now
-	e.EndsAt = t.now.Add(f.scaled(impact[e.Type]))
+	if f.cfg.Actuator == nil {
+		e.EndsAt = t.now.Add(f.scaled(impactOf(e)))
+	}
 	if err := t.PutEvent(e); err != nil {
 		return fmt.Errorf("start event %s: %w", e.ID, err)
 	}
@@ -81,4 +84,16 @@ func (f *Fabric) setState(t *txn, e *forewarn.Event, state forewarn.VMState) err
 		t.touch(vm.Scope)
 	}
 	return nil
+}
+
+// impactOf is how long the simulated impact of an event lasts, unscaled:
+// its DurationInSeconds when it gives one, else that of its kind.
+func impactOf(e *forewarn.Event) time.Duration {
+	switch {
+	case e.Operation == forewarn.OpFail:
+		return repairImpact
+	case e.DurationInSeconds > 0:
+		return time.Duration(e.DurationInSeconds) * time.Second
+	}
+	return impact[e.Type]
 }

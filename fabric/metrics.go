@@ -10,12 +10,15 @@ import (
 
 // metrics are the fabric's Prometheus metrics.
 type metrics struct {
-	created   *prometheus.CounterVec
-	started   *prometheus.CounterVec
-	ended     *prometheus.CounterVec
-	approvals *prometheus.CounterVec
-	inFlight  *prometheus.GaugeVec
-	store     *prometheus.HistogramVec
+	created           *prometheus.CounterVec
+	started           *prometheus.CounterVec
+	ended             *prometheus.CounterVec
+	approvals         *prometheus.CounterVec
+	inFlight          *prometheus.GaugeVec
+	actuationFailures *prometheus.CounterVec
+	campaignDomains   *prometheus.GaugeVec
+	campaignInFlight  *prometheus.GaugeVec
+	store             *prometheus.HistogramVec
 
 	mu     sync.Mutex
 	scopes map[string][]*forewarn.Event
@@ -43,10 +46,23 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help:    "Time of store transactions, by kind (view or update).",
 			Buckets: prometheus.ExponentialBuckets(0.0001, 4, 10),
 		}, []string{"op"}),
+		actuationFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "forewarn_actuation_failures_total",
+			Help: "VMs on which the actuator failed for good, by event type.",
+		}, []string{"type"}),
+		campaignDomains: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "forewarn_campaign_update_domains",
+			Help: "Update domains of each campaign, done and in all (progress = done / total).",
+		}, []string{"campaign", "type", "count"}),
+		campaignInFlight: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "forewarn_campaign_events_in_flight",
+			Help: "Events in flight of each running campaign.",
+		}, []string{"campaign"}),
 		scopes: map[string][]*forewarn.Event{},
 	}
 	if reg != nil {
-		reg.MustRegister(m.created, m.started, m.ended, m.approvals, m.inFlight, m.store)
+		reg.MustRegister(m.created, m.started, m.ended, m.approvals, m.inFlight, m.store, m.actuationFailures,
+			m.campaignDomains, m.campaignInFlight)
 	}
 	return m
 }
@@ -65,6 +81,9 @@ func (m *metrics) record(t *txn) {
 	}
 	for _, e := range t.ended {
 		m.ended.WithLabelValues(string(e.Type), string(e.Outcome)).Inc()
+	}
+	for _, c := range t.campaigns {
+		m.setCampaign(c)
 	}
 	for _, by := range t.approvals {
 		label := "vm"
@@ -96,4 +115,20 @@ func (m *metrics) setScope(name string, events []*forewarn.Event) {
 			m.inFlight.WithLabelValues(string(e.Type), string(e.Status)).Inc()
 		}
 	}
+}
+
+// setCampaign records a campaign's progress; an ended campaign keeps its
+// counts and shows no events in flight.
+func (m *metrics) setCampaign(c *forewarn.Campaign) {
+	done, total, inFlight := 0, 0, 0
+	for _, p := range c.Scopes {
+		done += min(p.Done, p.UpdateDomains)
+		total += p.UpdateDomains
+		if p.Event != "" {
+			inFlight++
+		}
+	}
+	m.campaignDomains.WithLabelValues(c.ID, string(c.Spec.Type), "done").Set(float64(done))
+	m.campaignDomains.WithLabelValues(c.ID, string(c.Spec.Type), "total").Set(float64(total))
+	m.campaignInFlight.WithLabelValues(c.ID).Set(float64(inFlight))
 }

@@ -59,13 +59,8 @@ func (f *Fabric) checkOperation(t *txn, op forewarn.Operation, vm *forewarn.VM, 
 		return forewarn.Errorf(forewarn.ErrInvalid,
 			"vm %q is not in a scale set: only scale-set VMs can be terminated", vm.Name)
 	}
-	in, err := t.inFlightOn(scope.Name, vm.Name)
-	if err != nil {
+	if err := checkFree(t, vm); err != nil {
 		return err
-	}
-	if in != nil {
-		return forewarn.Errorf(forewarn.ErrConflict,
-			"vm %q already has event %s (%s, %s) in flight", vm.Name, in.ID, in.Type, in.Status)
 	}
 	events, err := t.Events(scope.Name)
 	if err != nil {
@@ -84,7 +79,7 @@ func (f *Fabric) checkOperation(t *txn, op forewarn.Operation, vm *forewarn.VM, 
 	return nil
 }
 
-// schedule adds a new event with the given notice, or starts it at once if
+// schedule adds a new event with the given notice (unscaled), or starts it at once if
 // its scope has not enabled Scheduled Events (SPEC.md 9).
 func (f *Fabric) schedule(t *txn, e *forewarn.Event, scope *forewarn.Scope, notice time.Duration) error {
 	t.created = append(t.created, e)

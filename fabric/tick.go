@@ -15,15 +15,16 @@ const retryAfter = time.Second
 // Tick does the work that is due now: it starts the Scheduled events whose
 // NotBefore has come and completes the started events whose impact has
 // ended, each in a transaction of its own, so that one that fails does not
-// hold up the others. It returns the next deadline, or the zero time if
-// nothing is pending.
+// hold up the others; it starts the actuator on started events it is not
+// running on, and moves campaigns on. It returns the next deadline, or the
+// zero time if nothing is pending.
 func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
-	next, due, err := f.pending(ctx)
+	p, err := f.pending(ctx)
 	if err != nil {
-		return next, err
+		return time.Time{}, err
 	}
 	var errs []error
-	for _, id := range due {
+	for _, id := range p.due {
 		err := f.update(ctx, func(t *txn) error {
 			e, err := t.Event(id)
 			if errors.Is(err, forewarn.ErrNotFound) {
@@ -37,29 +38,45 @@ func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 			errs = append(errs, fmt.Errorf("event %s: %w", id, err))
 		}
 	}
-	if len(due) > 0 {
-		next, _, err = f.pending(ctx)
+	advanced, err := f.advanceCampaigns(ctx)
+	errs = append(errs, err)
+	if len(p.due) > 0 || advanced {
+		p, err = f.pending(ctx)
 		errs = append(errs, err)
 	}
-	return next, errors.Join(errs...)
+	for _, e := range p.actuate {
+		f.actuate(ctx, e)
+	}
+	return p.next, errors.Join(errs...)
 }
 
-// pending returns the next deadline of the events in flight, and the
-// events whose deadline has passed.
-func (f *Fabric) pending(ctx context.Context) (next time.Time, due []string, err error) {
+// work is what pending found to do.
+type work struct {
+	next    time.Time         // the next deadline, zero if none
+	due     []string          // events whose deadline has passed
+	actuate []*forewarn.Event // started events the actuator carries out
+}
+
+// pending returns the work of the events in flight.
+func (f *Fabric) pending(ctx context.Context) (work, error) {
 	now := f.clock.Now()
-	err = f.view(ctx, func(tx forewarn.Tx) error {
+	var w work
+	err := f.view(ctx, func(tx forewarn.Tx) error {
 		events, err := tx.Events("")
 		for _, e := range events {
 			d := deadline(e)
-			next = earliest(next, d)
-			if !now.Before(d) {
-				due = append(due, e.ID)
+			switch {
+			case !d.IsZero() && !now.Before(d):
+				w.due = append(w.due, e.ID)
+			case !d.IsZero():
+				w.next = earliest(w.next, d)
+			case f.cfg.Actuator != nil && e.Status == forewarn.Started:
+				w.actuate = append(w.actuate, e)
 			}
 		}
 		return err
 	})
-	return next, due, err
+	return w, err
 }
 
 // due starts or completes one event if its time has come.
@@ -89,11 +106,12 @@ func earliest(a, b time.Time) time.Time {
 }
 
 // Run calls Tick whenever the next deadline passes or a change may have
-// brought it closer, and stores what the enabling requests noted once a
+// brought it closer, runs the actuator on started events, and stores what the enabling requests noted once a
 // minute, until ctx ends.
 func (f *Fabric) Run(ctx context.Context) error {
 	flush := f.clock.NewTicker(enableFlushEvery)
 	defer flush.Stop()
+	defer f.acts.wg.Wait() // actuations end with ctx
 	for {
 		next, err := f.Tick(ctx)
 		if err != nil {

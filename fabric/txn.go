@@ -23,11 +23,14 @@ type txn struct {
 	// Filled by collect, for after the commit.
 	snapshots []*forewarn.ScopeSnapshot
 	removed   []string
+	// chaos, if set, are the chaos rules to publish.
+	chaos *[]*forewarn.ChaosRule
 
 	// What happened, for the metrics.
 	created, started []*forewarn.Event
 	ended            []*forewarn.Event
 	approvals        []string
+	campaigns        []*forewarn.Campaign
 }
 
 func newTxn(tx forewarn.Tx, now time.Time, historyKeep int) *txn {

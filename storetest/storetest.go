@@ -27,7 +27,7 @@ type testCase struct {
 // suite lists every test of the contract, by area.
 func suite() []testCase {
 	var all []testCase
-	for _, area := range [][]testCase{scopeTests, vmTests, eventTests, historyTests, metaTests, txTests} {
+	for _, area := range [][]testCase{scopeTests, vmTests, eventTests, historyTests, metaTests, txTests, campaignTests} {
 		all = append(all, area...)
 	}
 	return all

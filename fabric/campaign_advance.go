@@ -1,0 +1,200 @@
+package fabric
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+	"time"
+
+	"github.com/forewarn/forewarn"
+	"github.com/google/uuid"
+)
+
+// advance moves a running campaign on: it notes the update domains whose
+// event has ended, then schedules the next update domain's event in each
+// scope under way, starting new scopes up to the campaign's parallelism.
+// It writes the campaign only if its progress changed.
+func (f *Fabric) advance(t *txn, c *forewarn.Campaign) error {
+	before := progressOf(c)
+	if c.State == forewarn.CampaignRunning {
+		if err := f.step(t, c); err != nil {
+			return err
+		}
+	}
+	if reflect.DeepEqual(before, progressOf(c)) {
+		return nil
+	}
+	c.EstimatedEnd = f.estimate(t, c)
+	return putCampaign(t, c)
+}
+
+// putCampaign stores a campaign and notes it for the metrics.
+func putCampaign(t *txn, c *forewarn.Campaign) error {
+	t.campaigns = append(t.campaigns, c)
+	return t.PutCampaign(c)
+}
+
+// progressOf is what advance compares: the campaign without its estimate.
+func progressOf(c *forewarn.Campaign) forewarn.Campaign {
+	p := *c
+	p.Scopes = append([]forewarn.ScopeProgress(nil), c.Scopes...)
+	p.EstimatedEnd = time.Time{}
+	return p
+}
+
+// step is advance's work on a running campaign.
+func (f *Fabric) step(t *txn, c *forewarn.Campaign) error {
+	active := 0
+	for i := range c.Scopes {
+		p := &c.Scopes[i]
+		if err := settle(t, p); err != nil {
+			return err
+		}
+		if underWay(p) {
+			active++
+		}
+	}
+	for i := range c.Scopes {
+		p := &c.Scopes[i]
+		if p.Finished() || p.Event != "" || (!underWay(p) && active >= c.Spec.ParallelScopes) {
+			continue
+		}
+		if !underWay(p) {
+			active++
+		}
+		if err := f.nextDomain(t, c, p); err != nil {
+			return err
+		}
+		if p.Finished() {
+			active--
+		}
+	}
+	if !slices.ContainsFunc(c.Scopes, func(p forewarn.ScopeProgress) bool { return !p.Finished() }) {
+		c.State = forewarn.CampaignDone
+		c.EndedAt = t.now
+	}
+	return nil
+}
+
+// underWay reports whether a campaign has begun a scope and not finished it.
+func underWay(p *forewarn.ScopeProgress) bool {
+	return !p.Finished() && (p.Done > 0 || p.Event != "" || p.Waiting != "")
+}
+
+// settle notes that the event of a scope's update domain has ended.
+func settle(t *txn, p *forewarn.ScopeProgress) error {
+	if p.Event == "" {
+		return nil
+	}
+	_, err := t.Event(p.Event)
+	if errors.Is(err, forewarn.ErrNotFound) {
+		p.Event = ""
+		p.Done++
+		return nil
+	}
+	return err
+}
+
+// nextDomain schedules the event of the scope's next update domain that has
+// VMs, or waits while one of them has another event in flight.
+func (f *Fabric) nextDomain(t *txn, c *forewarn.Campaign, p *forewarn.ScopeProgress) error {
+	scope, err := t.Scope(p.Scope)
+	if errors.Is(err, forewarn.ErrNotFound) {
+		p.Done, p.Waiting = p.UpdateDomains, "" // the scope is gone
+		return nil
+	} else if err != nil {
+		return err
+	}
+	for ; !p.Finished(); p.Done++ {
+		vms, err := domainVMs(t, scope.Name, p.Done)
+		if err != nil {
+			return err
+		}
+		if len(vms) == 0 {
+			continue
+		}
+		for _, vm := range vms {
+			if in, err := t.inFlightOn(scope.Name, vm.Name); err != nil || in != nil {
+				if in != nil {
+					p.Waiting = fmt.Sprintf("vm %s has event %s (%s) in flight", vm.Name, in.ID, in.Type)
+				}
+				return err
+			}
+		}
+		p.Waiting = ""
+		p.NoNotice = !f.enabled(scope, t.now)
+		e := &forewarn.Event{
+			ID:                uuid.NewString(),
+			Type:              c.Spec.Type,
+			Status:            forewarn.Scheduled,
+			Scope:             scope.Name,
+			Resources:         names(vms),
+			Source:            forewarn.Platform,
+			Description:       c.Description,
+			DurationInSeconds: c.DurationInSeconds,
+			Campaign:          c.ID,
+			CreatedAt:         t.now,
+		}
+		p.Event = e.ID
+		return f.schedule(t, e, scope, max(time.Duration(c.Spec.Notice), notice(e.Type, scope)))
+	}
+	p.Waiting = ""
+	return nil
+}
+
+// domainVMs returns the VMs of an update domain of a scope that are not
+// being deleted.
+func domainVMs(t *txn, scope string, ud int) ([]*forewarn.VM, error) {
+	all, err := t.VMs(scope)
+	if err != nil {
+		return nil, err
+	}
+	var out []*forewarn.VM
+	for _, vm := range all {
+		if vm.UpdateDomain == ud && vm.State != forewarn.Deleting {
+			out = append(out, vm)
+		}
+	}
+	return out, nil
+}
+
+func names(vms []*forewarn.VM) []string {
+	out := make([]string, len(vms))
+	for i, vm := range vms {
+		out[i] = vm.Name
+	}
+	return out
+}
+
+// estimate returns when a campaign should finish if every event takes its
+// full notice and impact, its scopes sharing ParallelScopes lanes; zero once
+// it has ended.
+func (f *Fabric) estimate(t *txn, c *forewarn.Campaign) time.Time {
+	if c.State == forewarn.CampaignDone || c.State == forewarn.CampaignCancelled {
+		return time.Time{}
+	}
+	perDomain := f.scaled(max(time.Duration(c.Spec.Notice), minNotice[c.Spec.Type]) +
+		impactOf(&forewarn.Event{Type: c.Spec.Type, DurationInSeconds: c.DurationInSeconds}))
+	lanes := make([]time.Time, 0, c.Spec.ParallelScopes)
+	var waiting []time.Duration
+	for i := range c.Scopes {
+		p := &c.Scopes[i]
+		rest := time.Duration(p.UpdateDomains-p.Done) * perDomain
+		switch {
+		case p.Finished():
+		case underWay(p):
+			lanes = append(lanes, t.now.Add(rest))
+		default:
+			waiting = append(waiting, rest)
+		}
+	}
+	for len(lanes) < c.Spec.ParallelScopes {
+		lanes = append(lanes, t.now)
+	}
+	for _, d := range waiting {
+		free := slices.Index(lanes, slices.MinFunc(lanes, time.Time.Compare))
+		lanes[free] = lanes[free].Add(d)
+	}
+	return slices.MaxFunc(lanes, time.Time.Compare)
+}

@@ -1,0 +1,218 @@
+package fabric
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/forewarn/forewarn"
+	"github.com/google/uuid"
+)
+
+// campaignTypes are the event types a campaign may roll out, with the
+// description and DurationInSeconds of the real service's examples.
+var campaignTypes = map[forewarn.EventType]struct {
+	description string
+	duration    int
+}{
+	forewarn.Freeze:   {descFreeze, 5},
+	forewarn.Reboot:   {descHost, -1},
+	forewarn.Redeploy: {descHost, -1},
+}
+
+// StartCampaign starts a rollout of platform maintenance: for each scope,
+// one event per update domain, in order, the next only once the previous
+// has completed.
+func (f *Fabric) StartCampaign(ctx context.Context, spec forewarn.CampaignSpec) (*forewarn.Campaign, error) {
+	c, err := newCampaign(spec)
+	if err != nil {
+		return nil, err
+	}
+	err = f.update(ctx, func(t *txn) error {
+		c.CreatedAt = t.now
+		scopes, err := campaignScopes(t, spec)
+		if err != nil {
+			return err
+		}
+		c.Scopes = make([]forewarn.ScopeProgress, 0, len(scopes))
+		for _, s := range scopes {
+			c.Scopes = append(c.Scopes, forewarn.ScopeProgress{
+				Scope: s.Name, UpdateDomains: s.UpdateDomains, NoNotice: !f.enabled(s, t.now)})
+		}
+		if err := putCampaign(t, c); err != nil {
+			return err
+		}
+		return f.advance(t, c)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// newCampaign checks a spec and fills in its defaults.
+func newCampaign(spec forewarn.CampaignSpec) (*forewarn.Campaign, error) {
+	kind, ok := campaignTypes[spec.Type]
+	switch {
+	case !ok:
+		return nil, forewarn.Errorf(forewarn.ErrInvalid, "invalid type %q: want Freeze, Reboot or Redeploy", spec.Type)
+	case spec.All == (len(spec.Scopes) > 0):
+		return nil, forewarn.Errorf(forewarn.ErrInvalid, "name the scopes, or all of them, but not both")
+	case spec.Notice < 0 || spec.Duration < 0:
+		return nil, forewarn.Errorf(forewarn.ErrInvalid, "notice and duration must not be negative")
+	case spec.Duration > 0 && spec.Duration < forewarn.Duration(time.Second):
+		return nil, forewarn.Errorf(forewarn.ErrInvalid, "invalid duration %s: at least 1s", spec.Duration)
+	case spec.ParallelScopes < 0:
+		return nil, forewarn.Errorf(forewarn.ErrInvalid, "invalid parallel scopes %d: at least 1", spec.ParallelScopes)
+	}
+	if spec.ParallelScopes == 0 {
+		spec.ParallelScopes = 1
+	}
+	c := &forewarn.Campaign{
+		ID:                uuid.NewString(),
+		Spec:              spec,
+		Description:       kind.description,
+		DurationInSeconds: kind.duration,
+		State:             forewarn.CampaignRunning,
+	}
+	if spec.Description != "" {
+		c.Description = spec.Description
+	}
+	if spec.Duration > 0 {
+		c.DurationInSeconds = int(time.Duration(spec.Duration) / time.Second)
+	}
+	return c, nil
+}
+
+// campaignScopes returns the scopes a campaign walks, in the order given.
+func campaignScopes(t *txn, spec forewarn.CampaignSpec) ([]*forewarn.Scope, error) {
+	if spec.All {
+		return t.Scopes()
+	}
+	out := make([]*forewarn.Scope, 0, len(spec.Scopes))
+	for _, name := range spec.Scopes {
+		s, err := t.Scope(name)
+		if err != nil {
+			return nil, err
+		}
+		if slices.ContainsFunc(out, func(o *forewarn.Scope) bool { return forewarn.SameName(o.Name, s.Name) }) {
+			return nil, forewarn.Errorf(forewarn.ErrInvalid, "scope %q is named twice", name)
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// Campaigns lists every campaign, newest first.
+func (f *Fabric) Campaigns(ctx context.Context) ([]*forewarn.Campaign, error) {
+	var out []*forewarn.Campaign
+	err := f.view(ctx, func(tx forewarn.Tx) error {
+		var err error
+		out, err = tx.Campaigns()
+		return err
+	})
+	slices.Reverse(out)
+	return out, err
+}
+
+// Campaign returns one campaign.
+func (f *Fabric) Campaign(ctx context.Context, id string) (*forewarn.Campaign, error) {
+	var c *forewarn.Campaign
+	err := f.view(ctx, func(tx forewarn.Tx) error {
+		var err error
+		c, err = tx.Campaign(strings.ToLower(id))
+		return err
+	})
+	return c, err
+}
+
+// SteerCampaign pauses, resumes or cancels a campaign.
+func (f *Fabric) SteerCampaign(ctx context.Context, id string, action forewarn.CampaignAction) (*forewarn.Campaign, error) {
+	var c *forewarn.Campaign
+	err := f.update(ctx, func(t *txn) error {
+		var err error
+		if c, err = t.Campaign(strings.ToLower(id)); err != nil {
+			return err
+		}
+		if c.State == forewarn.CampaignDone || c.State == forewarn.CampaignCancelled {
+			return forewarn.Errorf(forewarn.ErrConflict, "campaign %s is %s", c.ID, c.State)
+		}
+		switch action {
+		case forewarn.PauseCampaign:
+			c.State = forewarn.CampaignPaused
+		case forewarn.ResumeCampaign:
+			c.State = forewarn.CampaignRunning
+			if err := putCampaign(t, c); err != nil {
+				return err
+			}
+			return f.advance(t, c)
+		case forewarn.CancelCampaign:
+			return f.cancelCampaign(t, c)
+		default:
+			return forewarn.Errorf(forewarn.ErrInvalid, "invalid action %q: want pause, resume or cancel", action)
+		}
+		return putCampaign(t, c)
+	})
+	return c, err
+}
+
+// cancelCampaign stops a campaign and cancels its Scheduled events; those
+// that have started go on.
+func (f *Fabric) cancelCampaign(t *txn, c *forewarn.Campaign) error {
+	for i := range c.Scopes {
+		p := &c.Scopes[i]
+		if p.Event == "" {
+			continue
+		}
+		e, err := t.Event(p.Event)
+		if errors.Is(err, forewarn.ErrNotFound) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		if e.Status == forewarn.Scheduled {
+			if err := f.end(t, e, forewarn.Cancelled); err != nil {
+				return err
+			}
+			p.Event = ""
+		}
+	}
+	c.State = forewarn.CampaignCancelled
+	c.EndedAt = t.now
+	c.EstimatedEnd = time.Time{}
+	return putCampaign(t, c)
+}
+
+// advanceCampaigns moves every running campaign on, in one transaction
+// that writes only what changed; it reports whether events changed.
+func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
+	running := false
+	err := f.view(ctx, func(tx forewarn.Tx) error {
+		all, err := tx.Campaigns()
+		running = slices.ContainsFunc(all, func(c *forewarn.Campaign) bool { return c.State == forewarn.CampaignRunning })
+		return err
+	})
+	if err != nil || !running {
+		return false, err
+	}
+	var t0 *txn
+	err = f.update(ctx, func(t *txn) error {
+		t0 = t
+		all, err := t.Campaigns()
+		if err != nil {
+			return err
+		}
+		for _, c := range all {
+			if c.State != forewarn.CampaignRunning {
+				continue
+			}
+			if err := f.advance(t, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return err == nil && len(t0.bumped) > 0, err
+}
