@@ -41,10 +41,37 @@ func TestBadRequests(t *testing.T) {
 		{"parameter on POST", "POST", "/v1/vms/web-0/restart?now=1", ``, nil, 400, `unknown query parameter "now"`},
 		{"malformed query", "GET", "/v1/events?scope=%zz", ``, nil, 400, "malformed query string"},
 		{"unknown route", "GET", "/v1/nodes", ``, nil, 404, "no such path: /v1/nodes"},
-		{"unknown operation", "POST", "/v1/vms/web-0/reboot", ``, nil, 404, `unknown operation "reboot": use restart, redeploy, evict or terminate`},
+		{"unknown operation", "POST", "/v1/vms/web-0/reboot", ``, nil, 404, `unknown operation "reboot": use restart, redeploy, evict, terminate, fail or degrade`},
 		{"outside /v1", "GET", "/v2/scopes", ``, nil, 404, "no such path"},
 		{"wrong method", "PUT", "/v1/scopes/web", `{}`, nil, 405, "method PUT is not allowed on /v1/scopes/web"},
 		{"GET on operate", "GET", "/v1/vms/web-0/restart", ``, nil, 405, "allowed: POST"},
+		{"body on fail", "POST", "/v1/vms/web-0/fail", `{"now":true}`, nil, 400, `unknown field "now"`},
+		{"degrade unknown field", "POST", "/v1/vms/web-0/degrade", `{"days":7}`, nil, 400, `unknown field "days"`},
+		{"degrade bad notice", "POST", "/v1/vms/web-0/degrade", `{"notice":"a week"}`, nil, 400, `invalid duration "a week"`},
+		{"degrade notice a number", "POST", "/v1/vms/web-0/degrade", `{"notice":7}`, nil, 400, `duration must be a string`},
+		{"degrade negative notice", "POST", "/v1/vms/web-0/degrade", `{"notice":"-1h"}`, nil, 400, `notice must not be negative (got -1h0m0s)`},
+		{"degrade garbage", "POST", "/v1/vms/web-0/degrade", `7d`, nil, 400, "not valid JSON"},
+		{"resolve no body", "POST", "/v1/events/EVT-0001/resolve", ``, nil, 400, "request body is empty"},
+		{"resolve no action", "POST", "/v1/events/EVT-0001/resolve", `{}`, nil, 400, `field "action" is missing: use complete or retry`},
+		{"resolve unknown action", "POST", "/v1/events/EVT-0001/resolve", `{"action":"finish"}`, nil, 400, `unknown action "finish": use complete or retry`},
+		{"resolve action case", "POST", "/v1/events/EVT-0001/resolve", `{"action":"Retry"}`, nil, 400, `unknown action "Retry"`},
+		{"resolve action type", "POST", "/v1/events/EVT-0001/resolve", `{"action":1}`, nil, 400, `field "action" must be a string (got number)`},
+		{"resolve unknown field", "POST", "/v1/events/EVT-0001/resolve", `{"action":"retry","force":true}`, nil, 400, `unknown field "force"`},
+		{"campaign unknown field", "POST", "/v1/campaigns", `{"type":"Reboot","all":true,"udsAtOnce":2}`, nil, 400, `unknown field "udsAtOnce"`},
+		{"campaign wrong type", "POST", "/v1/campaigns", `{"type":"Reboot","parallelScopes":"2"}`, nil, 400, `field "parallelScopes" must be a whole number (got string)`},
+		{"campaign scopes not a list", "POST", "/v1/campaigns", `{"type":"Reboot","scopes":"web"}`, nil, 400, `field "scopes" must be an array (got string)`},
+		{"campaign bad notice", "POST", "/v1/campaigns", `{"type":"Reboot","all":true,"notice":"soon"}`, nil, 400, `invalid duration "soon"`},
+		{"campaign not an object", "POST", "/v1/campaigns", `"Reboot"`, nil, 400, "must be a JSON object"},
+		{"campaign query", "GET", "/v1/campaigns?state=running", ``, nil, 400, `unknown query parameter "state": this route takes none`},
+		{"body on pause", "POST", "/v1/campaigns/CMP-0001/pause", `{"reason":"x"}`, nil, 400, `unknown field "reason"`},
+		{"unknown campaign action", "POST", "/v1/campaigns/CMP-0001/stop", ``, nil, 404, `unknown campaign action "stop": use pause, resume or cancel`},
+		{"GET on steer", "GET", "/v1/campaigns/CMP-0001/pause", ``, nil, 405, "allowed: POST"},
+		{"chaos unknown field", "POST", "/v1/chaos", `{"scope":"web","status":500,"fraction":1,"for":"1m","percent":5}`, nil, 400, `unknown field "percent"`},
+		{"chaos fraction a string", "POST", "/v1/chaos", `{"status":500,"fraction":"half","for":"1m"}`, nil, 400, `field "fraction" must be a number (got string)`},
+		{"chaos status a string", "POST", "/v1/chaos", `{"status":"500","fraction":1,"for":"1m"}`, nil, 400, `field "status" must be a whole number (got string)`},
+		{"chaos bad for", "POST", "/v1/chaos", `{"status":500,"fraction":1,"for":"forever"}`, nil, 400, `invalid duration "forever"`},
+		{"chaos trailing data", "POST", "/v1/chaos", `{"status":500,"fraction":1,"for":"1m"},`, nil, 400, "data after the JSON object"},
+		{"GET one chaos rule", "GET", "/v1/chaos/CHAOS-0001", ``, nil, 405, "allowed: DELETE"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -67,8 +94,15 @@ func TestBadRequests(t *testing.T) {
 func TestBadBodiesReachNoFleet(t *testing.T) {
 	env := mustStart(t)
 	for _, body := range []string{``, `{`, `{"name":"a","x":1}`, `{"name":"a"}]`, `[]`} {
-		env.request(t, "POST", "/v1/scopes", testToken, body)
-		env.request(t, "POST", "/v1/vms", testToken, body)
+		for _, path := range []string{"/v1/scopes", "/v1/vms", "/v1/campaigns", "/v1/chaos", "/v1/events/EVT-0001/resolve"} {
+			env.request(t, "POST", path, testToken, body)
+		}
+	}
+	for _, body := range []string{`{}`, `{"action":"finish"}`, `{"action":"Complete"}`, `{"action":null}`} {
+		env.request(t, "POST", "/v1/events/EVT-0001/resolve", testToken, body)
+	}
+	for _, body := range []string{`{"notice":"-1s"}`, `{"notice":"soon"}`, `{"notice":7}`, `{"days":7}`} {
+		env.request(t, "POST", "/v1/vms/web-0/degrade", testToken, body)
 	}
 	if calls, _ := env.fleet.counts(); calls != 0 {
 		t.Errorf("the fleet saw %d calls for bad bodies", calls)

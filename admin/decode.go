@@ -29,11 +29,17 @@ func decodeBody(w http.ResponseWriter, r *http.Request, v any) error {
 // requireEmptyBody accepts a request that has no body, or an empty JSON
 // object, for the routes that take no input.
 func requireEmptyBody(w http.ResponseWriter, r *http.Request) error {
+	return decodeOptionalBody(w, r, &struct{}{})
+}
+
+// decodeOptionalBody is decodeBody for the routes whose input is optional:
+// a request without a body (or with only white space) leaves v as it is.
+func decodeOptionalBody(w http.ResponseWriter, r *http.Request, v any) error {
 	b, err := readBody(w, r)
 	if err != nil || len(bytes.TrimLeft(b, jsonSpace)) == 0 {
 		return err
 	}
-	return decodeJSON(b, &struct{}{})
+	return decodeJSON(b, v)
 }
 
 // readBody checks the Content-Type and reads the whole body, refusing more

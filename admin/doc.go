@@ -19,11 +19,26 @@
 //	GET    /v1/vms/{name}               one VM
 //	DELETE /v1/vms/{name}               delete a VM -> 204
 //	POST   /v1/vms/{name}/{operation}   restart, redeploy, evict or terminate -> 201 event
+//	POST   /v1/vms/{name}/fail          hardware failure -> 201 event
+//	POST   /v1/vms/{name}/degrade       degraded hardware, optional {"notice":"7d"} -> 201 event
 //	GET    /v1/events[?scope=S]         events in flight
 //	GET    /v1/events/{id}              one event
 //	POST   /v1/events/{id}/approve      approve as the admin -> 200 event
 //	POST   /v1/events/{id}/cancel       cancel a Scheduled event -> 200 event
+//	POST   /v1/events/{id}/resolve      {"action":"complete"|"retry"} -> 200 event
 //	GET    /v1/history[?limit=N]        finished events, newest first (limit 1..10000, default 100)
+//	GET    /v1/campaigns                campaigns, newest first
+//	POST   /v1/campaigns                start a campaign (forewarn.CampaignSpec) -> 201
+//	GET    /v1/campaigns/{id}           one campaign and its progress
+//	POST   /v1/campaigns/{id}/{action}  pause, resume or cancel -> 200 campaign
+//	GET    /v1/chaos                    chaos rules in force
+//	POST   /v1/chaos                    add a chaos rule (forewarn.ChaosSpec) -> 201 rule
+//	DELETE /v1/chaos/{id}               end a chaos rule early -> 204
+//
+// Routes that take no input accept no body or an empty JSON object. Bodies
+// are checked before the Fleet sees them: JSON, no unknown fields, and the
+// actions of resolve; a negative degrade notice is refused too. Everything
+// else about a campaign or a chaos rule is the Fleet's to check.
 //
 // Errors are answered as {"error":"<message>","code":"<kind>"} with the
 // status StatusCode gives; the Client turns them back into *forewarn.Error

@@ -49,6 +49,24 @@ func (s *Server) changeEvent(w http.ResponseWriter, r *http.Request,
 	return nil
 }
 
+// resolve answers POST /v1/events/{id}/resolve: it settles a started event
+// whose actuation failed, as the body's action says.
+func (s *Server) resolve(w http.ResponseWriter, r *http.Request, _ url.Values) error {
+	var req resolveRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		return err
+	}
+	if err := checkResolveAction(req.Action); err != nil {
+		return err
+	}
+	event, err := s.fleet.Resolve(r.Context(), r.PathValue("id"), req.Action)
+	if err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusOK, event)
+	return nil
+}
+
 func (s *Server) history(w http.ResponseWriter, r *http.Request, q url.Values) error {
 	limit, err := parseLimit(q)
 	if err != nil {

@@ -29,6 +29,14 @@ type fakeFleet struct {
 	calls   int
 	changes int
 	err     error
+
+	campaigns map[string]*forewarn.Campaign
+	// campaignOrder holds the campaign ids, oldest first.
+	campaignOrder []string
+	// chaos holds the chaos rules, oldest first, expired ones included.
+	chaos []*forewarn.ChaosRule
+	// nextCampaign and nextChaos number the ids of campaigns and rules.
+	nextCampaign, nextChaos int
 }
 
 var _ forewarn.Fleet = (*fakeFleet)(nil)
@@ -40,6 +48,8 @@ func newFakeFleet() *fakeFleet {
 		scopes: map[string]*forewarn.Scope{},
 		vms:    map[string]*forewarn.VM{},
 		events: map[string]*forewarn.Event{},
+
+		campaigns: map[string]*forewarn.Campaign{},
 	}
 }
 

@@ -12,22 +12,24 @@ import (
 	"github.com/forewarn/forewarn/admin"
 )
 
-// FuzzCreateBodies sends arbitrary bodies to the two routes that decode
-// one. A body is either refused with a 4xx JSON error that reaches no fleet
-// method, or it is a JSON object and reaches CreateScope or CreateVM.
+// FuzzCreateBodies sends arbitrary bodies to the routes that require one.
+// A body is either refused with a 4xx JSON error that reaches no fleet
+// method, or it is a JSON object and reaches the fleet.
 func FuzzCreateBodies(f *testing.F) {
 	for _, seed := range []string{
 		`{"name":"web"}`, `{"name":"web","kind":"scale-set","updateDomains":3,"terminateNotice":"7d"}`,
 		`{"name":"vm","scope":"web","updateDomain":1,"faultDomain":null,"addresses":["10.0.0.1"],"priority":"Spot"}`,
 		``, ` `, `null`, `[]`, `{`, `{"name":1}`, `{"nope":1}`, `{"name":"a"}x`, `{"name":"a"} {}`,
 		`{"terminateNotice":"-5m"}`, `{"updateDomain":1e400}`, "{\"name\":\"\xff\"}", `{"NAME":"a"}`,
+		`{"type":"Reboot","scopes":["web"],"notice":"1h","parallelScopes":2}`, `{"action":"retry"}`,
+		`{"action":"finish"}`, `{"scope":"web","status":410,"fraction":0.5,"for":"1h"}`, `{"fraction":"1"}`,
 	} {
 		f.Add([]byte(seed))
 	}
 	fleet := newFakeFleet()
 	server := admin.NewServer(admin.Config{Fleet: fleet, Token: testToken})
 	f.Fuzz(func(t *testing.T, body []byte) {
-		for _, path := range []string{"/v1/scopes", "/v1/vms"} {
+		for _, path := range []string{"/v1/scopes", "/v1/vms", "/v1/campaigns", "/v1/chaos", "/v1/events/EVT-0001/resolve"} {
 			fleet.setErr(errors.New("reached the fleet")) // count calls, change nothing
 			callsBefore, _ := fleet.counts()
 			req := httptest.NewRequest("POST", path, bytes.NewReader(body))

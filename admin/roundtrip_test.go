@@ -126,7 +126,7 @@ func TestRoundTripEvents(t *testing.T) {
 // an empty (not nil) slice through the client.
 func TestEmptyListsAreArrays(t *testing.T) {
 	env := mustStart(t)
-	for _, path := range []string{"/v1/scopes", "/v1/vms", "/v1/events", "/v1/history"} {
+	for _, path := range []string{"/v1/scopes", "/v1/vms", "/v1/events", "/v1/history", "/v1/campaigns", "/v1/chaos"} {
 		a := env.request(t, "GET", path, testToken, "")
 		if a.status != 200 || a.body != "[]\n" || a.header.Get("Content-Type") != "application/json" {
 			t.Errorf("GET %s = %d %q (%s), want 200 []", path, a.status, a.body, a.header.Get("Content-Type"))
@@ -135,6 +135,14 @@ func TestEmptyListsAreArrays(t *testing.T) {
 	events, err := env.client.Events(t.Context(), "")
 	if err != nil || events == nil || len(events) != 0 {
 		t.Errorf("Events = %#v, %v; want an empty slice", events, err)
+	}
+	campaigns, err := env.client.Campaigns(t.Context())
+	if err != nil || campaigns == nil || len(campaigns) != 0 {
+		t.Errorf("Campaigns = %#v, %v; want an empty slice", campaigns, err)
+	}
+	rules, err := env.client.Chaos(t.Context())
+	if err != nil || rules == nil || len(rules) != 0 {
+		t.Errorf("Chaos = %#v, %v; want an empty slice", rules, err)
 	}
 }
 

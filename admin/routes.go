@@ -35,13 +35,28 @@ func (s *Server) routes(gatherer prometheus.Gatherer) {
 	for _, op := range operations {
 		s.route("POST /v1/vms/{name}/"+string(op), s.operate(op))
 	}
+	s.route("POST /v1/vms/{name}/fail", s.fail)
+	s.route("POST /v1/vms/{name}/degrade", s.degrade)
 	s.route("POST /v1/vms/{name}/{operation}", s.unknownOperation)
 
 	s.route("GET /v1/events", s.listEvents, "scope")
 	s.route("GET /v1/events/{id}", s.getEvent)
 	s.route("POST /v1/events/{id}/approve", s.approve)
 	s.route("POST /v1/events/{id}/cancel", s.cancel)
+	s.route("POST /v1/events/{id}/resolve", s.resolve)
 	s.route("GET /v1/history", s.history, "limit")
+
+	s.route("GET /v1/campaigns", s.listCampaigns)
+	s.route("POST /v1/campaigns", s.startCampaign)
+	s.route("GET /v1/campaigns/{id}", s.getCampaign)
+	for _, action := range campaignActions {
+		s.route("POST /v1/campaigns/{id}/"+string(action), s.steerCampaign(action))
+	}
+	s.route("POST /v1/campaigns/{id}/{action}", s.unknownCampaignAction)
+
+	s.route("GET /v1/chaos", s.listChaos)
+	s.route("POST /v1/chaos", s.addChaos)
+	s.route("DELETE /v1/chaos/{id}", s.deleteChaos)
 }
 
 // apiFunc handles one API request; an error it returns is the answer.

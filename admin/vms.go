@@ -57,8 +57,7 @@ func (s *Server) operate(op forewarn.Operation) apiFunc {
 		if err != nil {
 			return err
 		}
-		w.Header().Set("Location", "/v1/events/"+url.PathEscape(event.ID))
-		s.writeJSON(w, http.StatusCreated, event)
+		s.writeCreatedEvent(w, event)
 		return nil
 	}
 }
@@ -66,5 +65,5 @@ func (s *Server) operate(op forewarn.Operation) apiFunc {
 // unknownOperation answers a POST to an operation that does not exist.
 func (s *Server) unknownOperation(_ http.ResponseWriter, r *http.Request, _ url.Values) error {
 	return forewarn.Errorf(forewarn.ErrNotFound,
-		"unknown operation %q: use restart, redeploy, evict or terminate", r.PathValue("operation"))
+		"unknown operation %q: use restart, redeploy, evict, terminate, fail or degrade", r.PathValue("operation"))
 }

@@ -39,7 +39,8 @@ type longPoll struct {
 }
 
 // admit runs the checks of SPEC.md 1 after path and method, in order:
-// X-Forwarded-For, Metadata header, query, caller, rate limit.
+// X-Forwarded-For, Metadata header, query, caller. Chaos and the rate limit
+// (rateLimit) follow.
 func (s *Server) admit(r *http.Request, rt route) (*request, *apiError) {
 	if _, ok := r.Header["X-Forwarded-For"]; ok {
 		return nil, errForwarded
@@ -61,10 +62,16 @@ func (s *Server) admit(r *http.Request, rt route) (*request, *apiError) {
 		return nil, forbidden(addrText(req.addr, r.RemoteAddr))
 	}
 	req.caller = c
-	if ok, wait := s.limiter.allow(rateKey(c, req.addr, r.RemoteAddr), s.clock.Now()); !ok {
-		return nil, tooManyRequests(wait)
-	}
 	return req, nil
+}
+
+// rateLimit takes a token from the caller's bucket: the last check of
+// SPEC.md 1.
+func (s *Server) rateLimit(r *http.Request, req *request) *apiError {
+	if ok, wait := s.limiter.allow(rateKey(req.caller, req.addr, r.RemoteAddr), s.clock.Now()); !ok {
+		return tooManyRequests(wait)
+	}
+	return nil
 }
 
 // parseParams checks api-version and the other parameters the route uses.

@@ -39,4 +39,20 @@
 //     string, null or absent.
 //   - /metadata/versions answers any caller; an unknown address is rate
 //     limited by address instead of by VM.
+//
+// Chaos (fault injection for testing clients, published by PublishChaos)
+// applies to /metadata/scheduledevents, GET and POST, and to every path
+// under /metadata/instance; not to /metadata/versions, which any caller may
+// ask and which clients use only to discover the service. It runs after the
+// caller is known (an unknown address still gets its 403) and before the
+// rate limit, so a request it answers takes no token. Only the first rule in
+// force that matches the caller's VM or scope is drawn for: it hits the
+// request with probability Fraction (Config.Rand). A hit with a status
+// answers it at once, changing nothing (no approval, no enabling): 410
+// {"error":"Gone"}, 429 with Retry-After: 1 and the rate limit's text, 500
+// with the internal-error text. A hit with a delay holds the request on the
+// clock (Shutdown ends the hold early; a client that leaves abandons it),
+// looks the caller up again, and then serves it normally; with a status as
+// well, it answers the status after the delay. Hits are counted in
+// forewarn_metadata_chaos_total{fault="410"|"429"|"500"|"delay"}.
 package imds

@@ -115,6 +115,7 @@ func (m *fakeMetadata) enabledScopes() []string {
 // fake control plane, and the fixture scopes published.
 type env struct {
 	srv   *Server
+	ts    *httptest.Server
 	url   string
 	clock *clockwork.FakeClock
 	meta  *fakeMetadata
@@ -128,6 +129,8 @@ type env struct {
 type envOption func(*Config)
 
 func withRateLimit(n float64) envOption { return func(c *Config) { c.RateLimit = n } }
+
+func withRand(fn func() float64) envOption { return func(c *Config) { c.Rand = fn } }
 
 // mustStartEnv starts a Server on 127.0.0.1:0 with the fixtures published.
 func mustStartEnv(tb testing.TB, opts ...envOption) *env {
@@ -146,8 +149,8 @@ func mustStartEnv(tb testing.TB, opts ...envOption) *env {
 	for _, snap := range fixtureSnapshots() {
 		e.publish(snap)
 	}
-	ts := httptest.NewServer(e.srv)
-	e.url = ts.URL
+	e.ts = httptest.NewServer(e.srv)
+	e.url = e.ts.URL
 	tb.Cleanup(func() {
 		e.srv.Shutdown()
 		e.mu.Lock()
@@ -155,7 +158,7 @@ func mustStartEnv(tb testing.TB, opts ...envOption) *env {
 			c.CloseIdleConnections()
 		}
 		e.mu.Unlock()
-		ts.Close()
+		e.ts.Close()
 	})
 	return e
 }

@@ -12,6 +12,7 @@ import (
 type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	chaos    *prometheus.CounterVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -28,6 +29,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Help:    "Time to answer a metadata request, long-polls included, by path.",
 			Buckets: []float64{.0005, .001, .005, .01, .05, .1, .5, 1, 5, 30, 60, 300},
 		}, []string{"path"}),
+		chaos: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "forewarn_metadata_chaos_total",
+			Help: "Requests hit by a chaos rule, by fault: the status answered, or delay.",
+		}, []string{"fault"}),
 	}
 	var err error
 	m.requests, err = register(reg, m.requests)
@@ -35,6 +40,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return nil, err
 	}
 	m.duration, err = register(reg, m.duration)
+	if err != nil {
+		return nil, err
+	}
+	m.chaos, err = register(reg, m.chaos)
 	if err != nil {
 		return nil, err
 	}
@@ -66,4 +75,12 @@ func (m *metrics) observe(rt route, status int, took time.Duration) {
 	}
 	m.requests.WithLabelValues(rt.label(), code).Inc()
 	m.duration.WithLabelValues(rt.label()).Observe(took.Seconds())
+}
+
+// observeChaos counts one request hit by a chaos rule.
+func (m *metrics) observeChaos(fault string) {
+	if m == nil {
+		return
+	}
+	m.chaos.WithLabelValues(fault).Inc()
 }

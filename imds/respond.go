@@ -47,6 +47,8 @@ var (
 	errDuplicate      = &apiError{status: http.StatusBadRequest, msg: textDuplicate}
 	errMalformedQuery = &apiError{status: http.StatusBadRequest, msg: "Bad request. Malformed query string"}
 	errInternal       = &apiError{status: http.StatusInternalServerError, msg: textInternal}
+	// errGone is the 410 of a chaos rule.
+	errGone = &apiError{status: http.StatusGone, msg: "Gone"}
 )
 
 func badRequest(format string, args ...any) *apiError {

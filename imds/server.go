@@ -3,10 +3,12 @@ package imds
 import (
 	"context"
 	"log/slog"
+	"math/rand/v2"
 	"net/http"
 	"net/netip"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/jonboulle/clockwork"
 	"github.com/prometheus/client_golang/prometheus"
@@ -39,9 +41,14 @@ type Config struct {
 	Location string
 	// Logger receives internal failures and warnings; nil discards them.
 	Logger *slog.Logger
-	// Registerer, if set, receives the request counter and latency
-	// histogram.
+	// Registerer, if set, receives the request counter, the latency
+	// histogram and the chaos counter.
 	Registerer prometheus.Registerer
+	// Rand draws the numbers in [0, 1) that decide which requests a chaos
+	// rule hits; nil means math/rand/v2's Float64. Draws are serialized, so
+	// a seeded generator (rand.New(rand.NewPCG(1, 2)).Float64) makes tests
+	// deterministic.
+	Rand func() float64
 }
 
 // Server is the metadata endpoint: an http.Handler that also receives the
@@ -57,6 +64,12 @@ type Server struct {
 	mu     sync.RWMutex
 	scopes map[string]*scopeState
 	addrs  map[netip.Addr]caller
+
+	// chaos holds the chaos rules published last; rand, guarded by randMu,
+	// decides which requests they hit.
+	chaos  atomic.Pointer[[]*forewarn.ChaosRule]
+	randMu sync.Mutex
+	rand   func() float64
 
 	// done ends at Shutdown.
 	done     context.Context
@@ -77,10 +90,14 @@ func New(cfg Config) *Server {
 		limiter:  newLimiter(cfg.RateLimit),
 		scopes:   make(map[string]*scopeState),
 		addrs:    make(map[netip.Addr]caller),
+		rand:     cfg.Rand,
 	}
 	s.done, s.shutdown = context.WithCancel(context.Background())
 	if s.clock == nil {
 		s.clock = clockwork.NewRealClock()
+	}
+	if s.rand == nil {
+		s.rand = rand.Float64
 	}
 	if s.location == "" {
 		s.location = DefaultLocation
@@ -131,6 +148,13 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route, segs []
 	}
 	req, aerr := s.admit(r, rt)
 	if aerr != nil {
+		writeError(w, aerr)
+		return
+	}
+	if s.injectFault(w, r, rt, req) {
+		return
+	}
+	if aerr := s.rateLimit(r, req); aerr != nil {
 		writeError(w, aerr)
 		return
 	}
