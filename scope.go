@@ -2,6 +2,17 @@ package forewarn
 
 import "time"
 
+// The defaults and bounds of a scope (SPEC.md 6 for the terminate notice).
+const (
+	DefaultUpdateDomains   = 5
+	DefaultFaultDomains    = 3
+	MaxUpdateDomains       = 20
+	MaxFaultDomains        = 5
+	DefaultTerminateNotice = 5 * time.Minute
+	MinTerminateNotice     = 5 * time.Minute
+	MaxTerminateNotice     = 15 * time.Minute
+)
+
 // ScopeKind is what groups the VMs of a scope.
 type ScopeKind string
 

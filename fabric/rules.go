@@ -15,16 +15,6 @@ var minNotice = map[forewarn.EventType]time.Duration{
 	forewarn.Preempt:  30 * time.Second,
 }
 
-// DefaultTerminateNotice is the notice of Terminate events of a scale set
-// that sets none; scale sets may choose 5 to 15 minutes.
-const DefaultTerminateNotice = 5 * time.Minute
-
-// The bounds of a scale set's terminate notice (SPEC.md 6).
-const (
-	MinTerminateNotice = 5 * time.Minute
-	MaxTerminateNotice = 15 * time.Minute
-)
-
 // impact is how long the simulated impact of a started event lasts before
 // the event completes, unscaled (DESIGN.md).
 var impact = map[forewarn.EventType]time.Duration{
@@ -74,7 +64,7 @@ func notice(t forewarn.EventType, scope *forewarn.Scope) time.Duration {
 		if scope.TerminateNotice > 0 {
 			return time.Duration(scope.TerminateNotice)
 		}
-		return DefaultTerminateNotice
+		return forewarn.DefaultTerminateNotice
 	}
 	return minNotice[t]
 }

@@ -10,14 +10,6 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// The defaults and bounds of a new scope.
-const (
-	DefaultUpdateDomains = 5
-	DefaultFaultDomains  = 3
-	MaxUpdateDomains     = 20
-	MaxFaultDomains      = 5
-)
-
 // CreateScope creates a scope, its incarnation at 1.
 func (f *Fabric) CreateScope(ctx context.Context, spec forewarn.ScopeSpec) (*forewarn.Scope, error) {
 	s, err := newScope(spec)
@@ -48,13 +40,13 @@ func newScope(spec forewarn.ScopeSpec) (*forewarn.Scope, error) {
 		s.Kind = forewarn.AvailabilitySet
 	}
 	if s.UpdateDomains == 0 {
-		s.UpdateDomains = DefaultUpdateDomains
+		s.UpdateDomains = forewarn.DefaultUpdateDomains
 	}
 	if s.FaultDomains == 0 {
-		s.FaultDomains = DefaultFaultDomains
+		s.FaultDomains = forewarn.DefaultFaultDomains
 	}
 	if s.TerminateNotice == 0 {
-		s.TerminateNotice = forewarn.Duration(DefaultTerminateNotice)
+		s.TerminateNotice = forewarn.Duration(forewarn.DefaultTerminateNotice)
 	}
 	return s, checkScope(s)
 }
@@ -67,13 +59,13 @@ func checkScope(s *forewarn.Scope) error {
 	case s.Kind != forewarn.AvailabilitySet && s.Kind != forewarn.ScaleSet && s.Kind != forewarn.CloudService:
 		return forewarn.Errorf(forewarn.ErrInvalid,
 			"invalid scope kind %q: want availability-set, scale-set or cloud-service", s.Kind)
-	case s.UpdateDomains < 1 || s.UpdateDomains > MaxUpdateDomains:
+	case s.UpdateDomains < 1 || s.UpdateDomains > forewarn.MaxUpdateDomains:
 		return forewarn.Errorf(forewarn.ErrInvalid,
-			"invalid update domain count %d: want 1 to %d", s.UpdateDomains, MaxUpdateDomains)
-	case s.FaultDomains < 1 || s.FaultDomains > MaxFaultDomains:
+			"invalid update domain count %d: want 1 to %d", s.UpdateDomains, forewarn.MaxUpdateDomains)
+	case s.FaultDomains < 1 || s.FaultDomains > forewarn.MaxFaultDomains:
 		return forewarn.Errorf(forewarn.ErrInvalid,
-			"invalid fault domain count %d: want 1 to %d", s.FaultDomains, MaxFaultDomains)
-	case time.Duration(s.TerminateNotice) < MinTerminateNotice || time.Duration(s.TerminateNotice) > MaxTerminateNotice:
+			"invalid fault domain count %d: want 1 to %d", s.FaultDomains, forewarn.MaxFaultDomains)
+	case time.Duration(s.TerminateNotice) < forewarn.MinTerminateNotice || time.Duration(s.TerminateNotice) > forewarn.MaxTerminateNotice:
 		return forewarn.Errorf(forewarn.ErrInvalid,
 			"invalid terminate notice %s: want 5m to 15m", s.TerminateNotice)
 	}

@@ -95,7 +95,7 @@ func (f *Fabric) scopeFor(t *txn, spec forewarn.VMSpec) (*forewarn.Scope, error)
 		Kind:            forewarn.Standalone,
 		UpdateDomains:   1,
 		FaultDomains:    1,
-		TerminateNotice: forewarn.Duration(DefaultTerminateNotice),
+		TerminateNotice: forewarn.Duration(forewarn.DefaultTerminateNotice),
 		Incarnation:     1,
 		CreatedAt:       t.now,
 	}

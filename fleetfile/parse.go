@@ -1,0 +1,120 @@
+package fleetfile
+
+import (
+	"strings"
+
+	"github.com/forewarn/forewarn"
+	"gopkg.in/yaml.v3"
+)
+
+// The fields of each part of a fleet file.
+var (
+	fileFields  = []string{"scopes", "vms"}
+	scopeFields = []string{"name", "kind", "updateDomains", "faultDomains", "terminateNotice", "vms"}
+	vmFields    = []string{"name", "updateDomain", "faultDomain", "addresses", "priority"}
+)
+
+// file reads the root of a fleet file: its scopes first, so that the
+// standalone VMs' names can be checked against them. A file with anchors
+// or aliases is read no further.
+func (p *parser) file(root *yaml.Node) *File {
+	f := &File{Name: p.name}
+	if !p.plain(root) {
+		return f
+	}
+	if isNull(root) {
+		p.addf(root, "", "the file declares nothing: want scopes or vms")
+		return f
+	}
+	fs, ok := p.fields(root, "", fileFields...)
+	if !ok {
+		return f
+	}
+	for _, it := range p.list(fs["scopes"], "scopes") {
+		f.Scopes = append(f.Scopes, p.scope(it))
+	}
+	for _, it := range p.list(fs["vms"], "vms") {
+		f.VMs = append(f.VMs, p.vm(it, "", 1, 1))
+	}
+	return f
+}
+
+// scope reads one scope and its VMs.
+func (p *parser) scope(it item) Scope {
+	s := Scope{Line: it.node.Line}
+	fs, ok := p.fields(it.node, it.path, scopeFields...)
+	if !ok {
+		return s
+	}
+	s.Spec.Name = p.declName(fs, it, "scope", p.scopes)
+	s.Spec.Kind = p.kind(fs["kind"], join(it.path, "kind"))
+	s.Spec.UpdateDomains = p.count(fs["updateDomains"], join(it.path, "updateDomains"),
+		forewarn.DefaultUpdateDomains, forewarn.MaxUpdateDomains)
+	s.Spec.FaultDomains = p.count(fs["faultDomains"], join(it.path, "faultDomains"),
+		forewarn.DefaultFaultDomains, forewarn.MaxFaultDomains)
+	s.Spec.TerminateNotice = p.terminateNotice(fs["terminateNotice"],
+		join(it.path, "terminateNotice"), s.Spec.Kind)
+	for _, v := range p.list(fs["vms"], join(it.path, "vms")) {
+		s.VMs = append(s.VMs, p.vm(v, s.Spec.Name, s.Spec.UpdateDomains, s.Spec.FaultDomains))
+	}
+	return s
+}
+
+// vm reads one VM of scope, or a standalone VM if scope is "". Its
+// domains are checked against the counts given, unless a count is 0
+// because it was invalid itself.
+func (p *parser) vm(it item, scope string, uds, fds int) VM {
+	vm := VM{Line: it.node.Line, Spec: forewarn.VMSpec{Scope: scope}}
+	fs, ok := p.fields(it.node, it.path, vmFields...)
+	if !ok {
+		return vm
+	}
+	vm.Spec.Name = p.declName(fs, it, "vm", p.vms)
+	if scope == "" {
+		p.standalone(fs["name"], join(it.path, "name"), vm.Spec.Name)
+	}
+	vm.Spec.UpdateDomain = p.domain(fs["updateDomain"], join(it.path, "updateDomain"), uds)
+	vm.Spec.FaultDomain = p.domain(fs["faultDomain"], join(it.path, "faultDomain"), fds)
+	vm.Spec.Addresses = p.addresses(fs["addresses"], join(it.path, "addresses"), vm.Spec.Name)
+	vm.Spec.Priority = p.priority(fs["priority"], join(it.path, "priority"))
+	return vm
+}
+
+// declName reads the name of a scope or VM and checks that it is valid and
+// not declared before among seen.
+func (p *parser) declName(fs map[string]*yaml.Node, it item, what string, seen map[string]declared) string {
+	path := join(it.path, "name")
+	n := fs["name"]
+	if n == nil {
+		p.addf(it.node, path, "missing: every %s needs a name", what)
+		return ""
+	}
+	name, ok := p.str(n, path)
+	if !ok {
+		return ""
+	}
+	if !forewarn.ValidName(name) {
+		p.addf(n, path, "%s is not a valid name: want 1 to 64 letters, digits, '-', '_' or '.'", quote(name))
+		return name
+	}
+	key := strings.ToLower(name)
+	if d, dup := seen[key]; dup {
+		p.addf(n, path, "%s %q is declared twice: also as %q at line %d (names are case-insensitive)",
+			what, name, d.name, d.line)
+		return name
+	}
+	seen[key] = declared{name: name, line: n.Line}
+	return name
+}
+
+// standalone refuses a standalone VM named like a scope: its own scope
+// takes its name.
+func (p *parser) standalone(n *yaml.Node, path, name string) {
+	if name == "" || !forewarn.ValidName(name) {
+		return
+	}
+	if d, taken := p.scopes[strings.ToLower(name)]; taken {
+		p.addf(n, path, "standalone vm %q has the name of scope %q at line %d: "+
+			"a standalone VM's own scope is named after it", name, d.name, d.line)
+	}
+}

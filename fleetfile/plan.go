@@ -1,0 +1,129 @@
+package fleetfile
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/forewarn/forewarn"
+)
+
+// Plan tells what Apply would do, and changes nothing. With prune it lists
+// first the VMs, then the scopes to delete; then each scope of the file
+// followed by its VMs, then the standalone VMs, each to create, unchanged,
+// or in conflict with the fleet.
+func Plan(ctx context.Context, fleet forewarn.Fleet, f *File, prune bool) ([]Change, error) {
+	steps, err := plan(ctx, fleet, f, prune)
+	if err != nil {
+		return nil, err
+	}
+	changes := make([]Change, len(steps))
+	for i, s := range steps {
+		changes[i] = s.Change
+	}
+	return changes, nil
+}
+
+// plan reads the fleet and works out the steps that bring it to the file.
+func plan(ctx context.Context, fleet forewarn.Fleet, f *File, prune bool) ([]step, error) {
+	if f == nil {
+		return nil, forewarn.Errorf(forewarn.ErrInvalid, "no fleet file")
+	}
+	st, err := loadState(ctx, fleet)
+	if err != nil {
+		return nil, fmt.Errorf("plan %s: %w", f.Name, err)
+	}
+	var steps []step
+	if prune {
+		steps = st.prune(f)
+	}
+	for _, s := range f.Scopes {
+		steps = append(steps, st.scopeStep(s))
+		for _, vm := range s.VMs {
+			steps = append(steps, st.vmStep(vm))
+		}
+	}
+	for _, vm := range f.VMs {
+		steps = append(steps, st.vmStep(vm))
+	}
+	return steps, nil
+}
+
+// prune plans the deletion of the VMs, then of the scopes, absent from the
+// file, except those of the scope "default". A standalone VM's scope goes
+// with it.
+func (st *state) prune(f *File) []step {
+	scopes, vms := f.names()
+	var steps []step
+	for _, vm := range st.sortedVMs() {
+		if vms[key(vm.Name)] || forewarn.SameName(vm.Scope, defaultScope) {
+			continue
+		}
+		steps = append(steps, deleteVM(vm, st.standalone(vm)))
+		st.removeVM(vm)
+	}
+	for _, s := range st.sortedScopes() {
+		if scopes[key(s.Name)] || s.Kind == forewarn.Standalone ||
+			forewarn.SameName(s.Name, defaultScope) || st.populated(s.Name) {
+			continue
+		}
+		steps = append(steps, deleteScope(s))
+		delete(st.scopes, key(s.Name))
+	}
+	return steps
+}
+
+// names returns the lower-case names of the scopes and of the VMs the file
+// declares.
+func (f *File) names() (scopes, vms map[string]bool) {
+	scopes, vms = map[string]bool{}, map[string]bool{}
+	for _, s := range f.Scopes {
+		scopes[key(s.Spec.Name)] = true
+		for _, vm := range s.VMs {
+			vms[key(vm.Spec.Name)] = true
+		}
+	}
+	for _, vm := range f.VMs {
+		vms[key(vm.Spec.Name)] = true
+	}
+	return scopes, vms
+}
+
+// scopeStep plans a declared scope.
+func (st *state) scopeStep(s Scope) step {
+	c := Change{Kind: KindScope, Name: s.Spec.Name}
+	have := st.scopes[key(s.Spec.Name)]
+	if have == nil {
+		c.Action, c.Detail = ActionCreate, describeScope(s.Spec)
+		spec := s.Spec
+		return step{Change: c, line: s.Line, do: func(ctx context.Context, fleet forewarn.Fleet) error {
+			_, err := fleet.CreateScope(ctx, spec)
+			return err
+		}}
+	}
+	if d := scopeDiffs(s.Spec, have); len(d) > 0 {
+		c.Action, c.Detail = ActionConflict, d.String()
+	} else {
+		c.Action = ActionUnchanged
+	}
+	return step{Change: c, line: s.Line}
+}
+
+// scopeDiffs lists what differs between a declared scope and the server's.
+func scopeDiffs(spec forewarn.ScopeSpec, have *forewarn.Scope) diffs {
+	var d diffs
+	d.add("kind", spec.Kind, have.Kind)
+	if have.Kind == forewarn.Standalone {
+		return d
+	}
+	d.add("updateDomains", spec.UpdateDomains, have.UpdateDomains)
+	d.add("faultDomains", spec.FaultDomains, have.FaultDomains)
+	if spec.Kind == forewarn.ScaleSet && have.Kind == forewarn.ScaleSet {
+		notice := have.TerminateNotice
+		if notice == 0 {
+			notice = forewarn.Duration(forewarn.DefaultTerminateNotice)
+		}
+		d.add("terminateNotice", shortDuration(time.Duration(spec.TerminateNotice)), shortDuration(time.Duration(notice)))
+	}
+	return d
+}
