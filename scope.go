@@ -39,5 +39,9 @@ type Scope struct {
 	// if none ever did. LastSeen is the last such request that was stored.
 	EnabledAt time.Time `json:"enabledAt,omitzero"`
 	LastSeen  time.Time `json:"lastSeen,omitzero"`
+	// Enabled says whether the scope gets notice now (SPEC.md 9): it has
+	// enabled Scheduled Events and asked within the idle time, or the
+	// server enables every scope. It is worked out when the scope is read.
+	Enabled bool `json:"enabled"`
 	CreatedAt time.Time `json:"createdAt"`
 }

@@ -140,6 +140,7 @@ func (f *Fabric) Resolve(ctx context.Context, id string, action forewarn.Resolve
 			return forewarn.Errorf(forewarn.ErrConflict, "event %s has no failed VM to retry", e.ID)
 		}
 		e.Failed = nil
+		t.wakeup = true
 		return t.PutEvent(e)
 	})
 	return e, err

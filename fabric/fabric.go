@@ -128,7 +128,7 @@ func (f *Fabric) update(ctx context.Context, fn func(*txn) error) error {
 		return err
 	}
 	f.publish(t)
-	if len(t.touched) > 0 || len(t.deleted) > 0 {
+	if t.wakeup || len(t.touched) > 0 || len(t.deleted) > 0 {
 		select {
 		case f.wake <- struct{}{}:
 		default:

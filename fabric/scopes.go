@@ -103,8 +103,10 @@ func (f *Fabric) Scopes(ctx context.Context) ([]*forewarn.Scope, error) {
 		scopes, err = tx.Scopes()
 		return err
 	})
+	now := f.clock.Now()
 	for _, s := range scopes {
 		f.enabling.overlay(s)
+		s.Enabled = f.enabled(s, now)
 	}
 	return scopes, err
 }
@@ -121,6 +123,7 @@ func (f *Fabric) Scope(ctx context.Context, name string) (*forewarn.Scope, error
 		return nil, err
 	}
 	f.enabling.overlay(s)
+	s.Enabled = f.enabled(s, f.clock.Now())
 	return s, nil
 }
 

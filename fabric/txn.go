@@ -17,6 +17,7 @@ type txn struct {
 	historyKeep int
 
 	bumped  map[string]bool // scopes whose incarnation this tx bumped
+	wakeup  bool            // the scheduler has new work (an actuation to retry)
 	touched map[string]string
 	deleted map[string]string
 

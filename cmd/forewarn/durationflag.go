@@ -11,7 +11,13 @@ import (
 // ("7d").
 type durationValue time.Duration
 
-func (d *durationValue) String() string { return time.Duration(*d).String() }
+// String shows zero as "0", which the help leaves out as a default.
+func (d *durationValue) String() string {
+	if *d == 0 {
+		return "0"
+	}
+	return time.Duration(*d).String()
+}
 
 func (d *durationValue) Set(s string) error {
 	v, err := forewarn.ParseDuration(s)

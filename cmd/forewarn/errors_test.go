@@ -73,3 +73,26 @@ func TestServerDown(t *testing.T) {
 	t.Setenv(serverEnv, addr)
 	mustFail(t, []string{"vm", "list"}, addr, "is forewarn serve running")
 }
+
+// TestBadInputMaintenance checks the errors of the commands of platform
+// maintenance.
+func TestBadInputMaintenance(t *testing.T) {
+	srv := startServer(t)
+	srv.setEnv(t)
+
+	mustFail(t, []string{"maintenance", "start", "--all"}, "missing --type")
+	mustFail(t, []string{"maintenance", "start", "--type", "Preempt", "--all"}, `--type: "Preempt" is not Freeze, Reboot or Redeploy`)
+	mustFail(t, []string{"maintenance", "start", "--type", "Reboot"}, "no scope")
+	mustFail(t, []string{"maintenance", "start", "--type", "Reboot", "--all", "--scope", "default"}, "not both")
+	mustFail(t, []string{"maintenance", "start", "--type", "Reboot", "--all", "--parallel-scopes", "0"}, "--parallel-scopes must be at least 1")
+	mustFail(t, []string{"maintenance", "start", "--type", "Reboot", "--scope", "nope"}, `"nope" not found`)
+	mustFail(t, []string{"maintenance", "start", "--type", "Reboot", "--all", "--notice", "later"}, "--notice", "later")
+	mustFail(t, []string{"maintenance", "start", "--type", "Freeze", "--all", "--duration", "500ms"}, "at least 1s")
+	mustFail(t, []string{"maintenance", "campaign", "show"}, "missing ID")
+	mustFail(t, []string{"maintenance", "campaign", "stop", "x"}, `unknown command "stop"`)
+	mustFail(t, []string{"maintenance", "campaign", "pause", "no-such-campaign"}, "not found")
+	mustFail(t, []string{"maintenance", "campaigns", "extra"}, "unknown command")
+	mustFail(t, []string{"maintenance", "resolve", "no-such-event", "--retry"}, "not found")
+	mustFail(t, []string{"chaos", "delete"}, "missing ID")
+	mustFail(t, []string{"chaos", "list", "-o", "yaml"}, `"yaml" is not table or json`)
+}

@@ -35,9 +35,9 @@ type testServer struct {
 
 // startServer runs forewarn serve as its command line would (--dev, time
 // scale 1, no rate limit, both listeners on 127.0.0.1:0, a fresh data
-// directory), waits until both listeners are open, and stops it at cleanup,
-// checking that it returned nil.
-func startServer(t *testing.T) *testServer {
+// directory, then the extra flags, which win), waits until both listeners
+// are open, and stops it at cleanup, checking that it returned nil.
+func startServer(t *testing.T, extra ...string) *testServer {
 	t.Helper()
 	host, err := os.Hostname()
 	if err != nil {
@@ -45,9 +45,9 @@ func startServer(t *testing.T) *testServer {
 	}
 	s := &testServer{dataDir: t.TempDir(), logs: &lineWriter{}, hostVM: host, stopped: make(chan struct{})}
 	cmd := newRootCommand()
-	cmd.SetArgs([]string{"serve", "--data-dir", s.dataDir,
+	cmd.SetArgs(append([]string{"serve", "--data-dir", s.dataDir,
 		"--metadata-addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",
-		"--dev", "--time-scale", "1", "--rate-limit", "0", "--log-format", "json"})
+		"--dev", "--time-scale", "1", "--rate-limit", "0", "--log-format", "json"}, extra...))
 	cmd.SetOut(s.logs)
 	cmd.SetErr(s.logs)
 	ctx, cancel := context.WithCancel(context.Background())

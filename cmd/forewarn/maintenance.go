@@ -5,28 +5,34 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newMaintenanceCommand groups the operator's commands on events: the
-// admin view of every scope.
+// newMaintenanceCommand groups the operator's commands on events and
+// campaigns: the admin view of every scope.
 func newMaintenanceCommand() *cobra.Command {
 	a := &adminOptions{}
-	cmd := newGroupCommand("maintenance", "List, approve and cancel the events of the fleet; show the history")
+	cmd := newGroupCommand("maintenance",
+		"List, approve, cancel and resolve the events of the fleet; run campaigns of platform maintenance; show the history")
 	addAdminFlags(cmd, a)
 	cmd.AddCommand(
 		newListCommand(a, "List the events in flight of every scope", eventTable, true, forewarn.Fleet.Events),
 		newEventActionCommand(a, "approve", "Approve an event as the admin: a Scheduled event starts at once", forewarn.Fleet.Approve),
 		newEventActionCommand(a, "cancel", "Cancel a Scheduled event", forewarn.Fleet.Cancel),
+		newMaintenanceResolveCommand(a),
 		newMaintenanceHistoryCommand(a),
+		newMaintenanceStartCommand(a),
+		newMaintenanceCampaignsCommand(a),
+		newCampaignCommand(a),
 	)
 	return cmd
 }
 
-// eventTable prints events in flight.
+// eventTable prints events in flight. FAILED lists the VMs on which the
+// actuator has failed for good: the event stays Started until resolved.
 var eventTable = table[*forewarn.Event]{
-	header: []string{"ID", "TYPE", "STATUS", "SCOPE", "RESOURCES", "NOT-BEFORE", "SOURCE", "APPROVED-BY"},
+	header: []string{"ID", "TYPE", "STATUS", "SCOPE", "RESOURCES", "NOT-BEFORE", "SOURCE", "APPROVED-BY", "FAILED"},
 	row: func(e *forewarn.Event) []string {
 		return []string{
 			e.ID, string(e.Type), string(e.Status), e.Scope, listCell(e.Resources),
-			timeCell(e.NotBefore), string(e.Source), e.ApprovedBy,
+			timeCell(e.NotBefore), string(e.Source), e.ApprovedBy, listCell(e.Failed),
 		}
 	},
 }

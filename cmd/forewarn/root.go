@@ -35,6 +35,8 @@ func newRootCommand() *cobra.Command {
 		newScopeCommand(),
 		newVMCommand(),
 		newMaintenanceCommand(),
+		newChaosCommand(),
+		newApplyCommand(),
 		newEventsCommand(),
 		newVersionCommand(),
 	)

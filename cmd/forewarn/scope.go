@@ -18,7 +18,7 @@ func newScopeCommand() *cobra.Command {
 		newScopeCreateCommand(a),
 		newListCommand(a, "List the scopes", scopeTable, false, listScopes),
 		newShowCommand(a, "Show a scope", scopeTable, forewarn.Fleet.Scope),
-		newDeleteCommand(a, "scope", "Delete an empty scope", forewarn.Fleet.DeleteScope),
+		newDeleteCommand(a, "scope", "NAME", "Delete an empty scope", forewarn.Fleet.DeleteScope),
 	)
 	return cmd
 }
@@ -31,11 +31,11 @@ func listScopes(fleet forewarn.Fleet, ctx context.Context, _ string) ([]*forewar
 
 // scopeTable prints scopes.
 var scopeTable = table[*forewarn.Scope]{
-	header: []string{"NAME", "KIND", "UDS", "FDS", "INCARNATION", "ENABLED", "LAST-SEEN"},
+	header: []string{"NAME", "KIND", "UDS", "FDS", "INCARNATION", "ENABLED", "ENABLED-SINCE", "LAST-SEEN"},
 	row: func(s *forewarn.Scope) []string {
 		return []string{
 			s.Name, string(s.Kind), strconv.Itoa(s.UpdateDomains), strconv.Itoa(s.FaultDomains),
-			strconv.FormatInt(s.Incarnation, 10), timeCell(s.EnabledAt), timeCell(s.LastSeen),
+			strconv.FormatInt(s.Incarnation, 10), yesNo(s.Enabled), timeCell(s.EnabledAt), timeCell(s.LastSeen),
 		}
 	},
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"time"
 
+	"github.com/forewarn/forewarn/execact"
 	"github.com/spf13/cobra"
 )
 
 // serveOptions are the flags of forewarn serve.
 type serveOptions struct {
+	config          string
 	dataDir         string
 	metadataAddr    string
 	adminAddr       string
@@ -24,23 +26,57 @@ type serveOptions struct {
 	logLevel        string
 	logFormat       string
 	shutdownTimeout durationValue
+	fleet           string
+	actuator        string
+	exec            execOptions
 }
 
-func newServeCommand() *cobra.Command {
-	o := &serveOptions{
-		enableIdle:      durationValue(24 * time.Hour),
-		shutdownTimeout: durationValue(10 * time.Second),
-	}
+// execOptions are the flags of the exec actuator.
+type execOptions struct {
+	command  string
+	timeout  durationValue
+	attempts int
+	backoff  durationValue
+}
+
+func newServeCommand() *cobra.Command { return newServeOptions().command() }
+
+// command returns the serve command bound to o.
+func (o *serveOptions) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the metadata endpoint, the admin API and the control plane",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			o.applyDev(cmd)
+			if err := o.prepare(cmd); err != nil {
+				return err
+			}
 			return o.run(cmd.Context(), cmd.ErrOrStderr())
 		},
 	}
+	o.addFlags(cmd)
+	return cmd
+}
+
+// newServeOptions returns the options with the defaults that are not
+// zero values of flags.
+func newServeOptions() *serveOptions {
+	return &serveOptions{
+		enableIdle:      durationValue(24 * time.Hour),
+		shutdownTimeout: durationValue(10 * time.Second),
+		exec: execOptions{
+			timeout:  durationValue(execact.DefaultTimeout),
+			attempts: execact.DefaultAttempts,
+			backoff:  durationValue(execact.DefaultBackoff),
+		},
+	}
+}
+
+// addFlags defines the flags of serve; every one but --config can also be
+// a key of the --config file.
+func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
+	f.StringVar(&o.config, "config", "", "read serve's flags from this YAML file, keyed by flag name (flags given here win)")
 	f.StringVar(&o.dataDir, "data-dir", "./forewarn-data", "directory of the store and the admin token")
 	f.StringVar(&o.metadataAddr, "metadata-addr", "127.0.0.1:8169", "address of the metadata endpoint (production: 169.254.169.254:80)")
 	f.StringVar(&o.adminAddr, "admin-addr", "127.0.0.1:8170", "address of the admin API")
@@ -57,7 +93,24 @@ func newServeCommand() *cobra.Command {
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&o.logFormat, "log-format", "text", "text or json")
 	f.Var(&o.shutdownTimeout, "shutdown-timeout", "how long in-flight requests may take to finish at shutdown")
-	return cmd
+	f.StringVar(&o.fleet, "fleet", "", "apply this fleet file (YAML) at start, without pruning; a bad file stops the start")
+	f.StringVar(&o.actuator, "actuator", actuatorSimulate, "what starting an event does: simulate, or exec (run --exec-command per VM)")
+	f.StringVar(&o.exec.command, "exec-command", "", "with --actuator exec: the shell command run once per VM of a started event (must be idempotent)")
+	f.Var(&o.exec.timeout, "exec-timeout", "with --actuator exec: how long one run of the command may take")
+	f.IntVar(&o.exec.attempts, "exec-attempts", execact.DefaultAttempts, "with --actuator exec: runs of the command before a VM is reported failed")
+	f.Var(&o.exec.backoff, "exec-backoff", "with --actuator exec: the wait before the first retry, doubled at each retry")
+}
+
+// prepare reads the --config file into the flags not given on the command
+// line, then sets the development defaults.
+func (o *serveOptions) prepare(cmd *cobra.Command) error {
+	if o.config != "" {
+		if err := loadServeConfig(o.config, cmd); err != nil {
+			return err
+		}
+	}
+	o.applyDev(cmd)
+	return nil
 }
 
 // applyDev sets the development defaults of the flags not given explicitly.

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
 	"github.com/forewarn/forewarn/bolt"
 	"github.com/forewarn/forewarn/fabric"
@@ -32,6 +33,10 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err := o.check(); err != nil {
 		return err
 	}
+	fleet, err := o.loadFleet()
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
 		return fmt.Errorf("create data directory: %w", err)
 	}
@@ -47,31 +52,8 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	clock := clockwork.NewRealClock()
-	fab, err := fabric.New(ctx, fabric.Config{
-		Store:          store,
-		Clock:          clock,
-		TimeScale:      o.timeScale,
-		MaxUserOps:     o.maxUserOps,
-		FirstCallDelay: time.Duration(o.firstCallDelay),
-		EnableIdle:     time.Duration(o.enableIdle),
-		AlwaysEnabled:  o.dev,
-		HistoryKeep:    o.historyKeep,
-		Logger:         log,
-		Registerer:     reg,
-	})
+	fab, meta, err := o.newControlPlane(ctx, store, log, reg)
 	if err != nil {
-		return err
-	}
-	meta := imds.New(imds.Config{
-		Metadata:   fab.Metadata(),
-		Clock:      clock,
-		RateLimit:  o.rateLimit,
-		Location:   o.location,
-		Logger:     log,
-		Registerer: reg,
-	})
-	if err := fab.PublishTo(ctx, meta); err != nil {
 		return err
 	}
 
@@ -81,6 +63,10 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 	}
 	defer release()
 	if err := o.ensureDefaultVM(ctx, fab, metaLn.Addr(), log); err != nil {
+		metaLn.Close()
+		return err
+	}
+	if err := applyFleet(ctx, fab, fleet, log); err != nil {
 		metaLn.Close()
 		return err
 	}
@@ -94,6 +80,45 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 		{"metadata", metaLn, meta},
 		{"admin", adminLn, adminAPI},
 	})
+}
+
+// newControlPlane returns the fabric, with its actuator, and the metadata
+// endpoint it publishes to.
+func (o *serveOptions) newControlPlane(ctx context.Context, store forewarn.Store, log *slog.Logger,
+	reg *prometheus.Registry) (*fabric.Fabric, *imds.Server, error) {
+	clock := clockwork.NewRealClock()
+	actuator, err := o.newActuator(clock, log, reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	fab, err := fabric.New(ctx, fabric.Config{
+		Store:          store,
+		Clock:          clock,
+		TimeScale:      o.timeScale,
+		MaxUserOps:     o.maxUserOps,
+		FirstCallDelay: time.Duration(o.firstCallDelay),
+		EnableIdle:     time.Duration(o.enableIdle),
+		AlwaysEnabled:  o.dev,
+		Actuator:       actuator,
+		HistoryKeep:    o.historyKeep,
+		Logger:         log,
+		Registerer:     reg,
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	meta := imds.New(imds.Config{
+		Metadata:   fab.Metadata(),
+		Clock:      clock,
+		RateLimit:  o.rateLimit,
+		Location:   o.location,
+		Logger:     log,
+		Registerer: reg,
+	})
+	if err := fab.PublishTo(ctx, meta); err != nil {
+		return nil, nil, err
+	}
+	return fab, meta, nil
 }
 
 // check refuses flag values that make no sense.
@@ -110,7 +135,7 @@ func (o *serveOptions) check() error {
 	case o.enableIdle == 0:
 		return fmt.Errorf("--enable-idle must be more than 0")
 	}
-	return nil
+	return o.checkActuator()
 }
 
 // servers are the HTTP listeners of serve.

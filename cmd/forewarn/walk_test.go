@@ -72,7 +72,7 @@ func walkOperations(t *testing.T) (restart, redeploy string) {
 	}
 	out := mustRun(t, "vm", "redeploy", "web-1")
 	rs := rows(t, out)
-	if want := []string{"ID", "TYPE", "STATUS", "SCOPE", "RESOURCES", "NOT-BEFORE", "SOURCE", "APPROVED-BY"}; !slices.Equal(rs[0], want) {
+	if want := []string{"ID", "TYPE", "STATUS", "SCOPE", "RESOURCES", "NOT-BEFORE", "SOURCE", "APPROVED-BY", "FAILED"}; !slices.Equal(rs[0], want) {
 		t.Errorf("event table header = %q, want %q", rs[0], want)
 	}
 	if len(rs) != 2 || rs[1][1] != "Redeploy" || rs[1][2] != "Scheduled" || rs[1][4] != "web-1" ||
@@ -166,7 +166,7 @@ func walkDeletion(t *testing.T) {
 		t.Errorf("scope delete web = %q", out)
 	}
 	rs := rows(t, mustRun(t, "scope", "list"))
-	if want := []string{"NAME", "KIND", "UDS", "FDS", "INCARNATION", "ENABLED", "LAST-SEEN"}; !slices.Equal(rs[0], want) {
+	if want := []string{"NAME", "KIND", "UDS", "FDS", "INCARNATION", "ENABLED", "ENABLED-SINCE", "LAST-SEEN"}; !slices.Equal(rs[0], want) {
 		t.Errorf("scope list header = %q, want %q", rs[0], want)
 	}
 	if len(rs) != 2 || rs[1][0] != "default" {

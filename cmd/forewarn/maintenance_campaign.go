@@ -1,0 +1,202 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/forewarn/forewarn"
+	"github.com/spf13/cobra"
+)
+
+// newCampaignCommand groups the commands on one campaign: show and steer.
+func newCampaignCommand(a *adminOptions) *cobra.Command {
+	cmd := newGroupCommand("campaign", "Show, pause, resume or cancel a campaign")
+	cmd.AddCommand(
+		newCampaignActionCommand(a, "show", "Show a campaign and its progress, scope by scope", showCampaign),
+		newCampaignActionCommand(a, "pause", "Pause a campaign: no new events (those in flight go on)", steerCampaign(forewarn.PauseCampaign)),
+		newCampaignActionCommand(a, "resume", "Resume a paused campaign", steerCampaign(forewarn.ResumeCampaign)),
+		newCampaignActionCommand(a, "cancel", "Cancel a campaign and its Scheduled events (started ones go on)", steerCampaign(forewarn.CancelCampaign)),
+	)
+	return cmd
+}
+
+// campaignActionOptions are the flags of maintenance campaign show, pause,
+// resume and cancel.
+type campaignActionOptions struct {
+	admin  *adminOptions
+	output outputFormat
+	act    func(forewarn.Fleet, context.Context, string) (*forewarn.Campaign, error)
+}
+
+// newCampaignActionCommand returns "campaign <name> ID", which applies act
+// to a campaign and prints the campaign it returns.
+func newCampaignActionCommand(a *adminOptions, name, short string,
+	act func(forewarn.Fleet, context.Context, string) (*forewarn.Campaign, error)) *cobra.Command {
+	o := &campaignActionOptions{admin: a, act: act}
+	cmd := &cobra.Command{
+		Use:   name + " ID",
+		Short: short,
+		Args:  oneArg("ID"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return o.admin.withFleet(cmd.Context(), func(ctx context.Context, fleet forewarn.Fleet) error {
+				c, err := o.act(fleet, ctx, args[0])
+				if err != nil {
+					return err
+				}
+				return printCampaign(cmd.OutOrStdout(), o.output, c)
+			})
+		},
+	}
+	addOutputFlag(cmd, &o.output)
+	return cmd
+}
+
+func showCampaign(fleet forewarn.Fleet, ctx context.Context, id string) (*forewarn.Campaign, error) {
+	return fleet.Campaign(ctx, id)
+}
+
+// steerCampaign returns the act of a campaign command that steers it.
+func steerCampaign(action forewarn.CampaignAction) func(forewarn.Fleet, context.Context, string) (*forewarn.Campaign, error) {
+	return func(fleet forewarn.Fleet, ctx context.Context, id string) (*forewarn.Campaign, error) {
+		return fleet.SteerCampaign(ctx, id, action)
+	}
+}
+
+// listCampaigns lists every campaign; it takes the scope filter of a
+// listing, which does not apply.
+func listCampaigns(fleet forewarn.Fleet, ctx context.Context, _ string) ([]*forewarn.Campaign, error) {
+	return fleet.Campaigns(ctx)
+}
+
+// campaignTable prints campaigns, one line each.
+var campaignTable = table[*forewarn.Campaign]{
+	header: []string{"ID", "TYPE", "STATE", "SCOPES", "DONE/TOTAL", "EVENTS-IN-FLIGHT", "ESTIMATED-END"},
+	row: func(c *forewarn.Campaign) []string {
+		p := progressOf(c)
+		return []string{
+			c.ID, string(c.Spec.Type), string(c.State), scopesCell(c.Scopes),
+			fmt.Sprintf("%d/%d", p.done, p.total), strconv.Itoa(p.inFlight), timeCell(c.EstimatedEnd),
+		}
+	},
+}
+
+// scopeProgressTable prints a campaign's progress, one line per scope.
+var scopeProgressTable = table[forewarn.ScopeProgress]{
+	header: []string{"SCOPE", "UDS", "DONE", "EVENT", "WAITING", "NO-NOTICE"},
+	row: func(p forewarn.ScopeProgress) []string {
+		return []string{
+			p.Scope, strconv.Itoa(p.UpdateDomains), strconv.Itoa(min(p.Done, p.UpdateDomains)),
+			p.Event, p.Waiting, yesNo(p.NoNotice),
+		}
+	},
+}
+
+// progress sums a campaign's progress over its scopes.
+type progress struct {
+	done, total, inFlight int
+	noNotice              []string
+}
+
+func progressOf(c *forewarn.Campaign) progress {
+	var p progress
+	for _, s := range c.Scopes {
+		p.done += min(s.Done, s.UpdateDomains)
+		p.total += s.UpdateDomains
+		if s.Event != "" {
+			p.inFlight++
+		}
+		if s.NoNotice {
+			p.noNotice = append(p.noNotice, s.Scope)
+		}
+	}
+	return p
+}
+
+// printCampaign writes a campaign: its JSON, or a summary, a table of its
+// scopes and a warning naming the scopes that get no notice.
+func printCampaign(w io.Writer, format outputFormat, c *forewarn.Campaign) error {
+	if format == outputJSON {
+		return writeJSON(w, c)
+	}
+	if err := writeCampaignSummary(w, c); err != nil {
+		return err
+	}
+	if err := scopeProgressTable.write(w, c.Scopes); err != nil {
+		return err
+	}
+	if p := progressOf(c); len(p.noNotice) > 0 {
+		_, err := fmt.Fprintf(w, "\nNO NOTICE: %s %s not enabled Scheduled Events (no VM has asked for its events): %s events start at once, without notice.\n",
+			strings.Join(p.noNotice, ", "), plural(len(p.noNotice), "has", "have"), plural(len(p.noNotice), "its", "their"))
+		return err
+	}
+	return nil
+}
+
+// writeCampaignSummary writes a campaign's fields, one a line, then a
+// blank line.
+func writeCampaignSummary(w io.Writer, c *forewarn.Campaign) error {
+	p := progressOf(c)
+	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
+	for _, f := range [][2]string{
+		{"ID:", c.ID},
+		{"Type:", string(c.Spec.Type)},
+		{"State:", string(c.State)},
+		{"Description:", c.Description},
+		{"Duration:", durationCell(c.DurationInSeconds)},
+		{"Notice:", noticeCell(c.Spec.Notice)},
+		{"Parallel scopes:", strconv.Itoa(max(c.Spec.ParallelScopes, 1))},
+		{"Progress:", fmt.Sprintf("%d/%d update domains done, %d %s in flight", p.done, p.total, p.inFlight, plural(p.inFlight, "event", "events"))},
+		{"Created:", timeCell(c.CreatedAt)},
+		{"Estimated end:", timeCell(c.EstimatedEnd)},
+		{"Ended:", timeCell(c.EndedAt)},
+	} {
+		writeRow(tw, f[:])
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintln(w)
+	return err
+}
+
+// noticeCell shows a campaign's notice: "the type's minimum" for zero.
+func noticeCell(d forewarn.Duration) string {
+	if d == 0 {
+		return "the type's minimum"
+	}
+	return d.String()
+}
+
+// scopesCell names the scopes of a campaign, at most three, then how many
+// more there are.
+func scopesCell(scopes []forewarn.ScopeProgress) string {
+	const shown = 3
+	names := make([]string, 0, shown+1)
+	for i, s := range scopes {
+		if i == shown {
+			names = append(names, fmt.Sprintf("+%d", len(scopes)-shown))
+			break
+		}
+		names = append(names, s.Scope)
+	}
+	return listCell(names)
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+// plural returns one if n is 1, else many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
