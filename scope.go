@@ -42,6 +42,6 @@ type Scope struct {
 	// Enabled says whether the scope gets notice now (SPEC.md 9): it has
 	// enabled Scheduled Events and asked within the idle time, or the
 	// server enables every scope. It is worked out when the scope is read.
-	Enabled bool `json:"enabled"`
+	Enabled   bool      `json:"enabled"`
 	CreatedAt time.Time `json:"createdAt"`
 }
