@@ -20,6 +20,7 @@ go test -race -count=1 ./...
 echo "== fuzz (short; FUZZTIME=${FUZZTIME:=10s})"
 go test ./imds -run '^$' -fuzz '^FuzzPostBody$' -fuzztime "$FUZZTIME"
 go test ./imds -run '^$' -fuzz '^FuzzQuery$' -fuzztime "$FUZZTIME"
+go test ./fleetfile -run '^$' -fuzz '^FuzzParse$' -fuzztime "$FUZZTIME" -fuzzminimizetime 2s
 
 echo "== seed examples"
 scripts/seed-examples.sh
