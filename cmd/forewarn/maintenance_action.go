@@ -2,37 +2,49 @@ package main
 
 import (
 	"context"
+	"io"
 
 	"github.com/forewarn/forewarn"
 	"github.com/spf13/cobra"
 )
 
-// eventActionOptions are the flags of maintenance approve and cancel.
-type eventActionOptions struct {
+// actionOptions are the flags of the commands that act on one resource by
+// its ID and print it: maintenance approve and cancel, maintenance
+// campaign show, pause, resume and cancel.
+type actionOptions[T any] struct {
 	admin  *adminOptions
 	output outputFormat
-	act    func(forewarn.Fleet, context.Context, string) (*forewarn.Event, error)
+	act    func(forewarn.Fleet, context.Context, string) (T, error)
+	print  func(io.Writer, outputFormat, T) error
 }
 
-// newEventActionCommand returns "maintenance <name> ID", which applies act
-// to one event and prints the event act returns.
-func newEventActionCommand(a *adminOptions, name, short string,
-	act func(forewarn.Fleet, context.Context, string) (*forewarn.Event, error)) *cobra.Command {
-	o := &eventActionOptions{admin: a, act: act}
+// newActionCommand returns "<name> ID", which applies act to the resource
+// with that ID and prints what act returns.
+func newActionCommand[T any](a *adminOptions, name, short string,
+	act func(forewarn.Fleet, context.Context, string) (T, error),
+	print func(io.Writer, outputFormat, T) error) *cobra.Command {
+	o := &actionOptions[T]{admin: a, act: act, print: print}
 	cmd := &cobra.Command{
 		Use:   name + " ID",
 		Short: short,
 		Args:  oneArg("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return o.admin.withFleet(cmd.Context(), func(ctx context.Context, fleet forewarn.Fleet) error {
-				e, err := o.act(fleet, ctx, args[0])
+				v, err := o.act(fleet, ctx, args[0])
 				if err != nil {
 					return err
 				}
-				return eventTable.printOne(cmd.OutOrStdout(), o.output, e)
+				return o.print(cmd.OutOrStdout(), o.output, v)
 			})
 		},
 	}
 	addOutputFlag(cmd, &o.output)
 	return cmd
+}
+
+// newEventActionCommand returns "maintenance <name> ID", which applies act
+// to one event and prints the event act returns.
+func newEventActionCommand(a *adminOptions, name, short string,
+	act func(forewarn.Fleet, context.Context, string) (*forewarn.Event, error)) *cobra.Command {
+	return newActionCommand(a, name, short, act, eventTable.printOne)
 }

@@ -24,35 +24,11 @@ func newCampaignCommand(a *adminOptions) *cobra.Command {
 	return cmd
 }
 
-// campaignActionOptions are the flags of maintenance campaign show, pause,
-// resume and cancel.
-type campaignActionOptions struct {
-	admin  *adminOptions
-	output outputFormat
-	act    func(forewarn.Fleet, context.Context, string) (*forewarn.Campaign, error)
-}
-
 // newCampaignActionCommand returns "campaign <name> ID", which applies act
 // to a campaign and prints the campaign it returns.
 func newCampaignActionCommand(a *adminOptions, name, short string,
 	act func(forewarn.Fleet, context.Context, string) (*forewarn.Campaign, error)) *cobra.Command {
-	o := &campaignActionOptions{admin: a, act: act}
-	cmd := &cobra.Command{
-		Use:   name + " ID",
-		Short: short,
-		Args:  oneArg("ID"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return o.admin.withFleet(cmd.Context(), func(ctx context.Context, fleet forewarn.Fleet) error {
-				c, err := o.act(fleet, ctx, args[0])
-				if err != nil {
-					return err
-				}
-				return printCampaign(cmd.OutOrStdout(), o.output, c)
-			})
-		},
-	}
-	addOutputFlag(cmd, &o.output)
-	return cmd
+	return newActionCommand(a, name, short, act, printCampaign)
 }
 
 func showCampaign(fleet forewarn.Fleet, ctx context.Context, id string) (*forewarn.Campaign, error) {
