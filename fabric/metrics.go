@@ -18,6 +18,7 @@ type metrics struct {
 	actuationFailures *prometheus.CounterVec
 	campaignDomains   *prometheus.GaugeVec
 	campaignInFlight  *prometheus.GaugeVec
+	campaignEnd       *prometheus.GaugeVec
 	store             *prometheus.HistogramVec
 
 	mu     sync.Mutex
@@ -58,11 +59,15 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "forewarn_campaign_events_in_flight",
 			Help: "Events in flight of each running campaign.",
 		}, []string{"campaign"}),
+		campaignEnd: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "forewarn_campaign_estimated_end_timestamp_seconds",
+			Help: "When each running campaign should finish (Unix time); 0 once it has ended.",
+		}, []string{"campaign"}),
 		scopes: map[string][]*forewarn.Event{},
 	}
 	if reg != nil {
 		reg.MustRegister(m.created, m.started, m.ended, m.approvals, m.inFlight, m.store, m.actuationFailures,
-			m.campaignDomains, m.campaignInFlight)
+			m.campaignDomains, m.campaignInFlight, m.campaignEnd)
 	}
 	return m
 }
@@ -131,4 +136,9 @@ func (m *metrics) setCampaign(c *forewarn.Campaign) {
 	m.campaignDomains.WithLabelValues(c.ID, string(c.Spec.Type), "done").Set(float64(done))
 	m.campaignDomains.WithLabelValues(c.ID, string(c.Spec.Type), "total").Set(float64(total))
 	m.campaignInFlight.WithLabelValues(c.ID).Set(float64(inFlight))
+	end := 0.0
+	if !c.EstimatedEnd.IsZero() {
+		end = float64(c.EstimatedEnd.Unix())
+	}
+	m.campaignEnd.WithLabelValues(c.ID).Set(end)
 }
