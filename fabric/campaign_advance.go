@@ -11,15 +11,23 @@ import (
 	"github.com/google/uuid"
 )
 
-// advance moves a running campaign on: it notes the update domains whose
-// event has ended, then schedules the next update domain's event in each
-// scope under way, starting new scopes up to the campaign's parallelism.
+// advance moves a campaign on: it notes the update domains whose event has
+// ended and, if it is running, schedules the next update domain's event in
+// each scope under way, starting new scopes up to its parallelism.
 // It writes the campaign only if its progress changed.
 func (f *Fabric) advance(t *txn, c *forewarn.Campaign) error {
 	before := progressOf(c)
-	if c.State == forewarn.CampaignRunning {
+	switch c.State {
+	case forewarn.CampaignRunning:
 		if err := f.step(t, c); err != nil {
 			return err
+		}
+	case forewarn.CampaignPaused:
+		// Events in flight go on while paused; their ends still count.
+		for i := range c.Scopes {
+			if err := settle(t, &c.Scopes[i]); err != nil {
+				return err
+			}
 		}
 	}
 	if reflect.DeepEqual(before, progressOf(c)) {

@@ -208,6 +208,10 @@ func TestCampaignPauseResumeCancel(t *testing.T) {
 	if events, _ := h.f.Events(h.ctx, ""); len(events) != 0 {
 		t.Fatalf("a paused campaign created %+v", events)
 	}
+	// Its progress still counts the event that ended while paused.
+	if p, _ := h.f.Campaign(h.ctx, c.ID); p.Scopes[0].Done != 2 || p.Scopes[0].Event != "" {
+		t.Fatalf("paused campaign's progress: %+v", p.Scopes[0])
+	}
 	if got := steer(forewarn.ResumeCampaign); got.Scopes[0].Done != 2 || got.Scopes[0].Event == "" {
 		t.Fatalf("resumed: %+v", got.Scopes[0])
 	}

@@ -22,6 +22,9 @@ var campaignTypes = map[forewarn.EventType]struct {
 	forewarn.Redeploy: {descHost, -1},
 }
 
+// maxDescription bounds a campaign's description.
+const maxDescription = 1024
+
 // StartCampaign starts a rollout of platform maintenance: for each scope,
 // one event per update domain, in order, the next only once the previous
 // has completed.
@@ -58,8 +61,13 @@ func newCampaign(spec forewarn.CampaignSpec) (*forewarn.Campaign, error) {
 	switch {
 	case !ok:
 		return nil, forewarn.Errorf(forewarn.ErrInvalid, "invalid type %q: want Freeze, Reboot or Redeploy", spec.Type)
-	case spec.All == (len(spec.Scopes) > 0):
+	case !spec.All && len(spec.Scopes) == 0:
+		return nil, forewarn.Errorf(forewarn.ErrInvalid, "name the scopes to walk, or all of them")
+	case spec.All && len(spec.Scopes) > 0:
 		return nil, forewarn.Errorf(forewarn.ErrInvalid, "name the scopes, or all of them, but not both")
+	case len(spec.Description) > maxDescription:
+		return nil, forewarn.Errorf(forewarn.ErrInvalid,
+			"description of %d bytes: at most %d, since every VM's document carries it", len(spec.Description), maxDescription)
 	case spec.Notice < 0 || spec.Duration < 0:
 		return nil, forewarn.Errorf(forewarn.ErrInvalid, "notice and duration must not be negative")
 	case spec.Duration > 0 && spec.Duration < forewarn.Duration(time.Second):
@@ -185,13 +193,18 @@ func (f *Fabric) cancelCampaign(t *txn, c *forewarn.Campaign) error {
 	return putCampaign(t, c)
 }
 
-// advanceCampaigns moves every running campaign on, in one transaction
+// active reports whether a campaign has not ended: running or paused.
+func active(c *forewarn.Campaign) bool {
+	return c.State == forewarn.CampaignRunning || c.State == forewarn.CampaignPaused
+}
+
+// advanceCampaigns moves every campaign that has not ended on, in one transaction
 // that writes only what changed; it reports whether events changed.
 func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
 	running := false
 	err := f.view(ctx, func(tx forewarn.Tx) error {
 		all, err := tx.Campaigns()
-		running = slices.ContainsFunc(all, func(c *forewarn.Campaign) bool { return c.State == forewarn.CampaignRunning })
+		running = slices.ContainsFunc(all, active)
 		return err
 	})
 	if err != nil || !running {
@@ -205,7 +218,7 @@ func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
 			return err
 		}
 		for _, c := range all {
-			if c.State != forewarn.CampaignRunning {
+			if !active(c) {
 				continue
 			}
 			if err := f.advance(t, c); err != nil {

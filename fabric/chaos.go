@@ -12,11 +12,17 @@ import (
 	"github.com/google/uuid"
 )
 
+// maxChaos bounds how long a fault lasts.
+const maxChaos = 7 * 24 * time.Hour
+
 // metaChaos is the meta key of the chaos rules, a JSON list.
 const metaChaos = "chaos"
 
 // AddChaos makes the metadata endpoint misbehave for a while.
 func (f *Fabric) AddChaos(ctx context.Context, spec forewarn.ChaosSpec) (*forewarn.ChaosRule, error) {
+	if spec.Fraction == 0 {
+		spec.Fraction = 1 // every request, unless said otherwise
+	}
 	if err := checkChaos(spec); err != nil {
 		return nil, err
 	}
@@ -49,6 +55,8 @@ func checkChaos(spec forewarn.ChaosSpec) error {
 		return forewarn.Errorf(forewarn.ErrInvalid, "give a status (410, 429 or 500) or a positive delay")
 	case spec.Status != 0 && !slices.Contains(forewarn.ChaosStatuses, spec.Status):
 		return forewarn.Errorf(forewarn.ErrInvalid, "invalid status %d: want 410, 429 or 500", spec.Status)
+	case spec.For > forewarn.Duration(maxChaos):
+		return forewarn.Errorf(forewarn.ErrInvalid, "invalid duration %s: a fault lasts at most %s", spec.For, forewarn.Duration(maxChaos))
 	case !(spec.Fraction > 0 && spec.Fraction <= 1):
 		return forewarn.Errorf(forewarn.ErrInvalid, "invalid fraction %g: want more than 0 and at most 1", spec.Fraction)
 	case spec.For <= 0:

@@ -187,7 +187,8 @@ func TestChaosRules(t *testing.T) {
 	h.vm(forewarn.VMSpec{Name: "solo"})
 	for _, bad := range []forewarn.ChaosSpec{
 		{Status: 404, Fraction: 1, For: forewarn.Duration(time.Minute)},
-		{Status: 500, Fraction: 0, For: forewarn.Duration(time.Minute)},
+		{Status: 500, Fraction: 1.5, For: forewarn.Duration(time.Minute)},
+		{Status: 500, Fraction: 1, For: forewarn.Duration(30 * 24 * time.Hour)},
 		{Status: 500, Fraction: 1},
 		{Status: 500, Delay: forewarn.Duration(time.Second), Fraction: 1, For: forewarn.Duration(time.Minute)},
 		{Status: 500, Fraction: 1, For: forewarn.Duration(time.Minute), Scope: "nope"},
@@ -197,7 +198,10 @@ func TestChaosRules(t *testing.T) {
 			t.Errorf("accepted %+v", bad)
 		}
 	}
-	r, err := h.f.AddChaos(h.ctx, forewarn.ChaosSpec{Status: 410, Fraction: 0.5, For: forewarn.Duration(time.Minute), VM: "solo"})
+	r, err := h.f.AddChaos(h.ctx, forewarn.ChaosSpec{Status: 410, For: forewarn.Duration(time.Minute), VM: "solo"})
+	if err != nil || r.Fraction != 1 {
+		t.Fatalf("no fraction means every request: %+v, %v", r, err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
