@@ -52,6 +52,8 @@ type Client struct {
 	longPollTimeout  time.Duration
 	firstCallTimeout time.Duration
 	requestTimeout   time.Duration
+	discover         bool     // WithDiscovery was given
+	leaseFiles       []string // its lease files; none means the defaults
 
 	// enabled is set once a Scheduled Events read has been answered; until
 	// then reads get firstCallTimeout.
@@ -75,6 +77,12 @@ func New(opts ...Option) *Client {
 	for _, opt := range opts {
 		opt(c)
 	}
+	if c.logger == nil {
+		c.logger = slog.New(slog.DiscardHandler)
+	}
+	if c.endpoint == "" && c.discover {
+		c.endpoint = c.discoverEndpoint()
+	}
 	if c.endpoint == "" {
 		c.endpoint = DefaultEndpoint
 	}
@@ -83,10 +91,19 @@ func New(opts ...Option) *Client {
 	if c.httpClient == nil {
 		c.httpClient = newHTTPClient()
 	}
-	if c.logger == nil {
-		c.logger = slog.New(slog.DiscardHandler)
-	}
 	return c
+}
+
+// discoverEndpoint runs DiscoverEndpoint for WithDiscovery; it returns ""
+// (the default endpoint) when discovery finds nothing.
+func (c *Client) discoverEndpoint() string {
+	endpoint, err := DiscoverEndpoint(c.leaseFiles...)
+	if err != nil {
+		c.logger.Info("no host endpoint in the DHCP leases, using the default", "error", err, "endpoint", DefaultEndpoint)
+		return ""
+	}
+	c.logger.Info("host endpoint discovered from the DHCP lease", "endpoint", endpoint)
+	return endpoint
 }
 
 // Endpoint returns the base URL the client talks to.

@@ -8,7 +8,20 @@
 // # Endpoint and versions
 //
 // New takes its endpoint from WithEndpoint, else from the FOREWARN_ENDPOINT
-// environment variable, else DefaultEndpoint. Scheduled Events are read with
+// environment variable, else, with WithDiscovery, from the VM's DHCP lease,
+// else DefaultEndpoint.
+//
+// A VM inside a virtual network reaches the service at 169.254.169.254. One
+// outside a virtual network (classic VMs, cloud services) must ask its host,
+// whose address the DHCP server hands out as option 245; Azure's sample for
+// such VMs reads it from the lease. DiscoverEndpoint does the same: it reads
+// dhclient lease files ("option unknown-245 a8:3f:81:10;") and
+// systemd-networkd ones ("OPTION_245=A83F8110"), by default those of
+// DefaultLeaseFiles, and turns the four bytes into "http://168.63.129.16".
+// WithDiscovery makes New use it, falling back to DefaultEndpoint when no
+// lease has the option.
+//
+// Scheduled Events are read with
 // api-version 2020-07-01 unless WithAPIVersion says otherwise; instance
 // metadata always with InstanceAPIVersion.
 //

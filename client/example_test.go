@@ -101,3 +101,16 @@ func ExampleEvent_Hits() {
 	fmt.Println(e.Hits("WEB-0"), e.Hits("web-1"))
 	// Output: true false
 }
+
+// DiscoverEndpoint reads the host endpoint of a VM outside a virtual
+// network from its DHCP lease (option 245); called without files it reads
+// the usual lease files of dhclient and systemd-networkd.
+func ExampleDiscoverEndpoint() {
+	endpoint, err := client.DiscoverEndpoint("testdata/leases/dhclient.eth0.leases")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(endpoint)
+	// Output: http://168.63.129.16
+}

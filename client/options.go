@@ -105,3 +105,15 @@ func WithClock(clock Clock) Option {
 		}
 	}
 }
+
+// WithDiscovery makes New look for the host endpoint in the VM's DHCP lease
+// (option 245, see DiscoverEndpoint) when neither WithEndpoint nor
+// FOREWARN_ENDPOINT gives one: what a VM outside a virtual network needs.
+// It reads leaseFiles, or DefaultLeaseFiles when none are given; when no
+// lease has the option, the client uses DefaultEndpoint (and logs why).
+func WithDiscovery(leaseFiles ...string) Option {
+	return func(c *Client) {
+		c.discover = true
+		c.leaseFiles = append([]string(nil), leaseFiles...)
+	}
+}
