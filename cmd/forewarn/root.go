@@ -38,6 +38,7 @@ func newRootCommand() *cobra.Command {
 		newChaosCommand(),
 		newApplyCommand(),
 		newEventsCommand(),
+		newAgentCommand(),
 		newVersionCommand(),
 	)
 	return cmd
