@@ -1,11 +1,12 @@
 package admin
 
 import (
-	"errors"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/forewarn/forewarn/internal/promreg"
 )
 
 // metrics are the API's own metrics.
@@ -29,25 +30,20 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 		}, []string{"route"}),
 	}
 	if reg != nil {
-		m.requests = register(reg, m.requests)
-		m.duration = register(reg, m.duration)
+		m.requests = mustRegister(reg, m.requests)
+		m.duration = mustRegister(reg, m.duration)
 	}
 	return m
 }
 
-// register registers c with reg, or returns the collector that already is.
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) C {
-	err := reg.Register(c)
-	if err == nil {
-		return c
+// mustRegister registers c, or reuses the collector already registered;
+// anything else is a programming error.
+func mustRegister[C prometheus.Collector](reg prometheus.Registerer, c C) C {
+	c, err := promreg.Register(reg, c)
+	if err != nil {
+		panic("admin: " + err.Error())
 	}
-	var already prometheus.AlreadyRegisteredError
-	if errors.As(err, &already) {
-		if existing, ok := already.ExistingCollector.(C); ok {
-			return existing
-		}
-	}
-	panic("admin: register metrics: " + err.Error())
+	return c
 }
 
 // observe counts one answered request. route is the pattern that matched,

@@ -1,13 +1,12 @@
 package execact
 
 import (
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/promreg"
 )
 
 // The results of an attempt, as the result label of
@@ -46,32 +45,16 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}, []string{"type"}),
 	}
 	var err error
-	if m.runs, err = register(reg, m.runs); err != nil {
+	if m.runs, err = promreg.Register(reg, m.runs); err != nil {
 		return nil, err
 	}
-	if m.failed, err = register(reg, m.failed); err != nil {
+	if m.failed, err = promreg.Register(reg, m.failed); err != nil {
 		return nil, err
 	}
-	if m.duration, err = register(reg, m.duration); err != nil {
+	if m.duration, err = promreg.Register(reg, m.duration); err != nil {
 		return nil, err
 	}
 	return m, nil
-}
-
-// register registers c, or returns the collector already registered under
-// its name (a second Actuator on the same registry).
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
-	err := reg.Register(c)
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(C); ok {
-			return existing, nil
-		}
-	}
-	if err != nil {
-		return c, fmt.Errorf("register exec metrics: %w", err)
-	}
-	return c, nil
 }
 
 // run records one attempt.

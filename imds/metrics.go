@@ -1,11 +1,12 @@
 package imds
 
 import (
-	"errors"
 	"strconv"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/forewarn/forewarn/internal/promreg"
 )
 
 // metrics counts and times the requests. A nil *metrics records nothing.
@@ -35,32 +36,19 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		}, []string{"fault"}),
 	}
 	var err error
-	m.requests, err = register(reg, m.requests)
+	m.requests, err = promreg.Register(reg, m.requests)
 	if err != nil {
 		return nil, err
 	}
-	m.duration, err = register(reg, m.duration)
+	m.duration, err = promreg.Register(reg, m.duration)
 	if err != nil {
 		return nil, err
 	}
-	m.chaos, err = register(reg, m.chaos)
+	m.chaos, err = promreg.Register(reg, m.chaos)
 	if err != nil {
 		return nil, err
 	}
 	return m, nil
-}
-
-// register registers c, or returns the collector already registered under
-// its name (a second Server on the same registry).
-func register[C prometheus.Collector](reg prometheus.Registerer, c C) (C, error) {
-	err := reg.Register(c)
-	var are prometheus.AlreadyRegisteredError
-	if errors.As(err, &are) {
-		if existing, ok := are.ExistingCollector.(C); ok {
-			return existing, nil
-		}
-	}
-	return c, err
 }
 
 // observe records one answered request; status 0 means none was written
