@@ -1,0 +1,78 @@
+package etcd
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/forewarn/forewarn"
+)
+
+// SchemaVersion is the version of the key layout this release writes and
+// reads. Open refuses a prefix with a higher version.
+const SchemaVersion = 1
+
+// schemaKey is the meta key of the schema version.
+const schemaKey = "schema-version"
+
+// initSchema writes the schema version under an empty prefix, or checks the
+// version of a used one. Two stores opening an empty prefix at once agree:
+// the version is written only if absent, and the loser checks it.
+func (s *Store) initSchema(ctx context.Context) error {
+	for range 3 {
+		resp, err := s.client.Txn(ctx).Then(
+			clientv3.OpGet(s.keys.meta(schemaKey)),
+			clientv3.OpGet(s.keys.prefix+"/", clientv3.WithPrefix(), clientv3.WithCountOnly()),
+		).Commit()
+		if err != nil {
+			return fmt.Errorf("read schema version: %w", err)
+		}
+		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
+			return checkSchema(string(kvs[0].Value))
+		}
+		if resp.Responses[1].GetResponseRange().Count > 0 {
+			return forewarn.Errorf(forewarn.ErrSchema,
+				"store has data but no schema version; it was not written by forewarn")
+		}
+		created, err := s.writeSchema(ctx)
+		if err != nil || created {
+			return err
+		}
+	}
+	return fmt.Errorf("schema version keeps changing under prefix %s", s.keys.prefix)
+}
+
+// writeSchema writes the schema version if there is none; created is false
+// if another store wrote one first.
+func (s *Store) writeSchema(ctx context.Context) (created bool, err error) {
+	key := s.keys.meta(schemaKey)
+	resp, err := s.client.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+		Then(clientv3.OpPut(key, metaMarker+strconv.Itoa(SchemaVersion))).
+		Commit()
+	if err != nil {
+		return false, fmt.Errorf("write schema version: %w", err)
+	}
+	if resp.Succeeded {
+		s.logger.Info("created store", "store", s.where, "schema", SchemaVersion)
+	}
+	return resp.Succeeded, nil
+}
+
+// checkSchema returns nil if stored is a version this release knows.
+func checkSchema(stored string) error {
+	raw := strings.TrimPrefix(stored, metaMarker)
+	found, err := strconv.Atoi(raw)
+	if err != nil || found < 1 {
+		return forewarn.Errorf(forewarn.ErrSchema, "store schema version %q is not valid", raw)
+	}
+	if found > SchemaVersion {
+		return forewarn.Errorf(forewarn.ErrSchema,
+			"store schema version %d is newer than this release supports (%d); run a newer forewarn",
+			found, SchemaVersion)
+	}
+	return nil
+}

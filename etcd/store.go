@@ -1,0 +1,150 @@
+package etcd
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
+	"go.uber.org/zap"
+
+	"github.com/forewarn/forewarn"
+)
+
+// DefaultPrefix is the key prefix of a Config without one.
+const DefaultPrefix = "/forewarn"
+
+// DefaultDialTimeout bounds connecting and Open's first request when
+// Config.DialTimeout is zero.
+const DefaultDialTimeout = 5 * time.Second
+
+var _ forewarn.Store = (*Store)(nil)
+
+// Config says where the store lives and how to reach it.
+type Config struct {
+	// Endpoints are the etcd members, "host:port" or a URL.
+	Endpoints []string
+	// Prefix starts every key of the store; DefaultPrefix if empty.
+	Prefix string
+	// Username and Password authenticate to etcd if Username is set.
+	Username, Password string
+	// TLS, if set, secures the connection.
+	TLS *tls.Config
+	// DialTimeout bounds connecting and Open's schema check;
+	// DefaultDialTimeout if zero.
+	DialTimeout time.Duration
+	// Logger receives the store's few messages; nil logs nothing.
+	Logger *slog.Logger
+}
+
+// Store is a forewarn.Store in etcd. It is safe for concurrent use, by
+// goroutines and by other Stores on the same prefix in other processes.
+type Store struct {
+	client *clientv3.Client
+	keys   keys
+	where  string // endpoints and prefix, for messages
+	logger *slog.Logger
+
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// Open connects to etcd and checks, or writes, the schema version under the
+// prefix.
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if len(cfg.Endpoints) == 0 {
+		return nil, forewarn.Errorf(forewarn.ErrInvalid, "etcd store has no endpoints")
+	}
+	prefix := strings.TrimRight(cfg.Prefix, "/")
+	if prefix == "" {
+		prefix = DefaultPrefix
+	}
+	logger := cfg.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	timeout := cfg.DialTimeout
+	if timeout <= 0 {
+		timeout = DefaultDialTimeout
+	}
+	where := strings.Join(cfg.Endpoints, ",") + prefix
+	client, err := clientv3.New(clientv3.Config{
+		Endpoints:   cfg.Endpoints,
+		DialTimeout: timeout,
+		TLS:         cfg.TLS,
+		Username:    cfg.Username,
+		Password:    cfg.Password,
+		Logger:      zap.NewNop(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open etcd store %s: %w", where, err)
+	}
+	s := &Store{client: client, keys: keys{prefix}, where: where, logger: logger.With("component", "store")}
+	checkCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	if err := s.initSchema(checkCtx); err != nil {
+		_ = client.Close()
+		return nil, fmt.Errorf("open etcd store %s: %w", where, err)
+	}
+	return s, nil
+}
+
+// Client returns the etcd client of the store, for the parts that watch
+// keys or elect a leader on the same cluster.
+func (s *Store) Client() *clientv3.Client { return s.client }
+
+// Prefix returns the key prefix of the store, without a trailing slash.
+func (s *Store) Prefix() string { return s.keys.prefix }
+
+// Close disconnects from etcd. Closing a closed store does nothing.
+func (s *Store) Close() error {
+	s.closeOnce.Do(func() {
+		if err := s.client.Close(); err != nil && !errors.Is(err, context.Canceled) {
+			s.closeErr = fmt.Errorf("close etcd store %s: %w", s.where, err)
+		}
+	})
+	return s.closeErr
+}
+
+// View runs fn on a snapshot: every read is made at the revision of the
+// first. It fails at once if ctx is done.
+func (s *Store) View(ctx context.Context, fn func(forewarn.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("read store: %w", err)
+	}
+	t := &tx{kv: &snapshot{client: s.client, ctx: ctx}, keys: s.keys}
+	defer t.close()
+	return fn(t)
+}
+
+// Update runs fn in an optimistic transaction and commits it if fn returns
+// nil; if another writer changed a key fn read or wrote in the meantime, fn
+// runs again on the new state. fn's own error comes back as it is, and
+// nothing fn wrote is kept. It fails at once if ctx is done.
+func (s *Store) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("update store: %w", err)
+	}
+	var fnErr error
+	_, err := concurrency.NewSTM(s.client, func(stm concurrency.STM) error {
+		t := &tx{kv: newSTMKV(stm), keys: s.keys, writable: true}
+		fnErr = fn(t)
+		t.close()
+		t.kv.(*stmKV).rethrow() // an etcd error fn saw aborts the STM with it
+		return fnErr
+	}, concurrency.WithAbortContext(ctx), concurrency.WithIsolation(concurrency.SerializableSnapshot))
+	switch {
+	case err == nil:
+		return nil
+	case fnErr != nil && err == fnErr: // fn's own error, by identity
+		return err
+	default:
+		return fmt.Errorf("update store: %w", err)
+	}
+}

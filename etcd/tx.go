@@ -1,0 +1,90 @@
+package etcd
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/forewarn/forewarn"
+)
+
+var (
+	// errTxClosed is returned by a tx used after its View or Update
+	// returned.
+	errTxClosed = errors.New("transaction is closed")
+	// errReadOnly is returned by a write in a View.
+	errReadOnly = errors.New("transaction is read-only")
+)
+
+// tx is a forewarn.Tx over a kv.
+type tx struct {
+	kv       kv
+	keys     keys
+	writable bool
+	closed   bool
+}
+
+// close marks the tx as done.
+func (t *tx) close() { t.closed = true }
+
+// readable returns an error if the tx may no longer read.
+func (t *tx) readable() error {
+	if t.closed {
+		return errTxClosed
+	}
+	return nil
+}
+
+// canWrite returns an error if the tx may not write.
+func (t *tx) canWrite() error {
+	if t.closed {
+		return errTxClosed
+	}
+	if !t.writable {
+		return errReadOnly
+	}
+	return nil
+}
+
+// get1 reads one key; ok is false if it is missing.
+func (t *tx) get1(key string) (value string, ok bool, err error) {
+	if err := t.readable(); err != nil {
+		return "", false, err
+	}
+	vals, err := t.kv.get(key)
+	if err != nil {
+		return "", false, err
+	}
+	value, ok = vals[key]
+	return value, ok, nil
+}
+
+// keys builds the keys of a store under its prefix.
+type keys struct{ prefix string }
+
+// record is the key of the record of a kind named name.
+func (k keys) record(kd kind, name string) string {
+	return k.prefix + "/" + kd.dir + "/" + lower(name)
+}
+
+// index is the key of the index of a kind.
+func (k keys) index(dir string) string { return k.prefix + "/index/" + dir }
+
+// meta is the key of the setting key.
+func (k keys) meta(key string) string { return k.prefix + "/meta/" + key }
+
+// history is the key of history entry seq: zero-padded, so that keys sort
+// in the order of their numbers.
+func (k keys) history(seq uint64) string { return fmt.Sprintf("%s/history/%020d", k.prefix, seq) }
+
+// historySeq is the key of the last history sequence number.
+func (k keys) historySeq() string { return k.prefix + "/seq/history" }
+
+// lower is the key of a name or id: lowercase, so that keys are unique
+// case-insensitively.
+func lower(name string) string { return strings.ToLower(name) }
+
+// notFound is the error of a missing record.
+func notFound(what, name string) error {
+	return forewarn.Errorf(forewarn.ErrNotFound, "%s %q not found", what, name)
+}
