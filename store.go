@@ -55,3 +55,11 @@ type Tx interface {
 	Meta(key string) ([]byte, error)
 	PutMeta(key string, value []byte) error
 }
+
+// Watcher is a Store whose changes made by others (other replicas) can be
+// followed.
+type Watcher interface {
+	// Watch sends the names of the scopes whose scope record, VMs or events
+	// changed, from any writer, until ctx ends; then it closes the channel.
+	Watch(ctx context.Context) <-chan []string
+}

@@ -106,12 +106,18 @@ func earliest(a, b time.Time) time.Time {
 }
 
 // Run calls Tick whenever the next deadline passes or a change may have
-// brought it closer, runs the actuator on started events, and stores what the enabling requests noted once a
-// minute, until ctx ends.
+// brought it closer, runs the actuator on started events, and stores what
+// the enabling requests noted once a minute, until ctx ends. If the store
+// is a forewarn.Watcher, Run also republishes the scopes other replicas
+// change.
 func (f *Fabric) Run(ctx context.Context) error {
 	flush := f.clock.NewTicker(enableFlushEvery)
 	defer flush.Stop()
 	defer f.acts.wg.Wait() // actuations end with ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	followed := f.follow(ctx)
+	defer func() { cancel(); <-followed }()
 	for {
 		next, err := f.Tick(ctx)
 		if err != nil {

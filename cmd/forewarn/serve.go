@@ -11,6 +11,7 @@ import (
 type serveOptions struct {
 	config          string
 	dataDir         string
+	store           storeOptions
 	metadataAddr    string
 	adminAddr       string
 	dev             bool
@@ -78,6 +79,12 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "read serve's flags from this YAML file, keyed by flag name (flags given here win)")
 	f.StringVar(&o.dataDir, "data-dir", "./forewarn-data", "directory of the store and the admin token")
+	f.StringVar(&o.store.url, "store", "", "the store: empty for bbolt in --data-dir, or etcd://host:port[,host:port...][/prefix]")
+	f.StringVar(&o.store.username, "etcd-username", "", "with an etcd store: the user to authenticate as")
+	f.StringVar(&o.store.password, "etcd-password", "", "with an etcd store: the password of --etcd-username (better: $"+etcdPasswordEnv+")")
+	f.StringVar(&o.store.ca, "etcd-ca", "", "with an etcd store: connect with TLS, trusting the CA certificates in this PEM file")
+	f.StringVar(&o.store.cert, "etcd-cert", "", "with an etcd store: connect with TLS, with this client certificate (PEM; needs --etcd-key)")
+	f.StringVar(&o.store.key, "etcd-key", "", "with an etcd store: the private key of --etcd-cert (PEM)")
 	f.StringVar(&o.metadataAddr, "metadata-addr", "127.0.0.1:8169", "address of the metadata endpoint (production: 169.254.169.254:80)")
 	f.StringVar(&o.adminAddr, "admin-addr", "127.0.0.1:8170", "address of the admin API")
 	f.BoolVar(&o.dev, "dev", false, "development defaults: --time-scale 60, every scope enabled, no first-call delay")

@@ -10,12 +10,10 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
-	"github.com/forewarn/forewarn/bolt"
 	"github.com/forewarn/forewarn/fabric"
 	"github.com/forewarn/forewarn/imds"
 	"github.com/jonboulle/clockwork"
@@ -37,16 +35,18 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
-		return fmt.Errorf("create data directory: %w", err)
+	if !o.store.usesEtcd() { // with etcd, nothing is kept in the data directory
+		if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
+			return fmt.Errorf("create data directory: %w", err)
+		}
 	}
 	token, err := o.token()
 	if err != nil {
 		return err
 	}
-	store, err := bolt.Open(filepath.Join(o.dataDir, "forewarn.db"), bolt.Options{})
+	store, err := o.openStore(ctx, log)
 	if err != nil {
-		return fmt.Errorf("open store: %w", err)
+		return err
 	}
 	defer store.Close()
 
@@ -62,9 +62,11 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 		return err
 	}
 	defer release()
-	if err := o.ensureDefaultVM(ctx, fab, metaLn.Addr(), log); err != nil {
-		metaLn.Close()
-		return err
+	if !o.store.usesEtcd() { // many hosts share the fleet: no default VM (SPEC.md 8)
+		if err := o.ensureDefaultVM(ctx, fab, metaLn.Addr(), log); err != nil {
+			metaLn.Close()
+			return err
+		}
 	}
 	if err := applyFleet(ctx, fab, fleet, log); err != nil {
 		metaLn.Close()
@@ -135,7 +137,10 @@ func (o *serveOptions) check() error {
 	case o.enableIdle == 0:
 		return fmt.Errorf("--enable-idle must be more than 0")
 	}
-	return o.checkActuator()
+	if err := o.checkActuator(); err != nil {
+		return err
+	}
+	return o.checkStore()
 }
 
 // servers are the HTTP listeners of serve.

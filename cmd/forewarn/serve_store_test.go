@@ -1,0 +1,71 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestServeStoreChecks checks that serve refuses store flags that make no
+// sense before it starts anything.
+func TestServeStoreChecks(t *testing.T) {
+	token := writeFile(t, "token", "secret\n")
+	cases := []struct {
+		name string
+		args []string
+		says string // "" for no error
+	}{
+		{"bbolt", nil, ""},
+		{"etcd", []string{"--store", "etcd://127.0.0.1:2379/fw", "--admin-token-file", token}, ""},
+		{"etcd flag without etcd", []string{"--etcd-username", "root"}, "need --store etcd://"},
+		{"bad URL", []string{"--store", "http://127.0.0.1:2379", "--admin-token-file", token}, "--store"},
+		{"no token file", []string{"--store", "etcd://127.0.0.1:2379"}, "needs --admin-token-file"},
+		{"cert without key", []string{"--store", "etcd://127.0.0.1:2379", "--admin-token-file", token, "--etcd-cert", "c.pem"}, "go together"},
+		{"exec", []string{"--store", "etcd://127.0.0.1:2379", "--admin-token-file", token,
+			"--actuator", "exec", "--exec-command", "true"}, "--actuator exec is not supported with an etcd store"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o, err := parseServe(t, c.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = o.check()
+			switch {
+			case c.says == "" && err != nil:
+				t.Fatalf("check: %v", err)
+			case c.says != "" && (err == nil || !strings.Contains(err.Error(), c.says)):
+				t.Fatalf("check = %v, want an error saying %q", err, c.says)
+			}
+		})
+	}
+}
+
+// TestServeEtcdConfig checks how the etcd flags, the URL and the
+// environment make the store's Config.
+func TestServeEtcdConfig(t *testing.T) {
+	t.Setenv(etcdPasswordEnv, "from-env")
+	o, err := parseServe(t, "--store", "etcd://a:2379,b:2379/fw", "--etcd-username", "root")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := o.store.etcdConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cfg.Endpoints, ",") != "a:2379,b:2379" || cfg.Prefix != "/fw" ||
+		cfg.Username != "root" || cfg.Password != "from-env" || cfg.TLS != nil {
+		t.Errorf("config = %+v", cfg)
+	}
+	o.store.password = "from-flag"
+	if cfg, err = o.store.etcdConfig(); err != nil || cfg.Password != "from-flag" {
+		t.Errorf("with --etcd-password: %q, %v", cfg.Password, err)
+	}
+	o.store.username = ""
+	if _, err := o.store.etcdConfig(); err == nil || !strings.Contains(err.Error(), "needs --etcd-username") {
+		t.Errorf("password without user: %v", err)
+	}
+	o.store.username, o.store.ca = "root", writeFile(t, "ca.pem", "not a certificate")
+	if _, err := o.store.etcdConfig(); err == nil || !strings.Contains(err.Error(), "no PEM certificate") {
+		t.Errorf("bad CA: %v", err)
+	}
+}
