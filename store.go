@@ -63,3 +63,15 @@ type Watcher interface {
 	// changed, from any writer, until ctx ends; then it closes the channel.
 	Watch(ctx context.Context) <-chan []string
 }
+
+// Elector is a Store whose replicas elect one leader for the time-driven
+// work: starting and completing events, actuations and campaigns.
+type Elector interface {
+	// Lead blocks until this replica, named id, is the leader or ctx ends.
+	// It then returns a context that ends when leadership is lost or ctx
+	// ends (leadership is then given up), and a fence: a check to run
+	// first in each transaction of the leader, which fails with an error
+	// wrapping ErrConflict once another replica may lead, so that a
+	// deposed leader's transaction does not commit.
+	Lead(ctx context.Context, id string) (leading context.Context, fence func(Tx) error, err error)
+}

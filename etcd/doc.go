@@ -53,4 +53,13 @@
 // deletions of one kind are serialized on its index key, which suits the
 // fleet's sizes: hundreds of scopes and thousands of VMs, a few events in
 // flight.
+//
+// # One leader
+//
+// Lead elects the replica that does the time-driven work, with the
+// election of the concurrency package under PREFIX/leader on a session of
+// LeaderTTL seconds. Its fence reads the leader's key inside the STM, so
+// the key is in the read set: a transaction of a deposed leader fails with
+// ErrConflict if the key is gone, and does not commit if it goes before
+// the commit.
 package etcd

@@ -19,16 +19,24 @@ import (
 // replica is one forewarn host: a fabric on its own store client, and its
 // metadata endpoint.
 type replica struct {
-	fab  *fabric.Fabric
-	imds *imds.Server
+	fab   *fabric.Fabric
+	imds  *imds.Server
+	store *etcd.Store
 }
 
 // startReplica runs a fabric on a store of prefix, publishing to its own
 // metadata endpoint, until the test ends.
 func startReplica(tb testing.TB, prefix string, clock *clockwork.FakeClock) *replica {
 	tb.Helper()
+	return startNamedReplica(tb, prefix, clock, "")
+}
+
+// startNamedReplica is startReplica with the replica id; its store is
+// in the replica.
+func startNamedReplica(tb testing.TB, prefix string, clock *clockwork.FakeClock, id string) *replica {
+	tb.Helper()
 	store := etcd.MustOpen(tb, prefix)
-	fab, err := fabric.New(tb.Context(), fabric.Config{Store: store, Clock: clock, AlwaysEnabled: true})
+	fab, err := fabric.New(tb.Context(), fabric.Config{Store: store, Clock: clock, AlwaysEnabled: true, ReplicaID: id})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -44,7 +52,7 @@ func startReplica(tb testing.TB, prefix string, clock *clockwork.FakeClock) *rep
 		<-ran
 		srv.Shutdown()
 	})
-	return &replica{fab: fab, imds: srv}
+	return &replica{fab: fab, imds: srv, store: store}
 }
 
 // document is the part of the Scheduled Events document the test reads.

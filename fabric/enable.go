@@ -135,6 +135,9 @@ func (f *Fabric) flushEnabling(ctx context.Context) error {
 			} else if err != nil {
 				return err
 			}
+			if !seen.After(s.LastSeen) {
+				continue // another replica stored a later request
+			}
 			s.LastSeen = seen
 			if err := t.PutScope(s); err != nil {
 				return err

@@ -34,8 +34,11 @@ type Config struct {
 	// HistoryKeep is how many finished events the history keeps; default
 	// 10,000.
 	HistoryKeep int
-	Logger      *slog.Logger
-	Registerer  prometheus.Registerer // may be nil
+	// ReplicaID names this replica in the election of a store that is a
+	// forewarn.Elector; default hostname and process id.
+	ReplicaID  string
+	Logger     *slog.Logger
+	Registerer prometheus.Registerer // may be nil
 }
 
 // Fabric is the control plane. It implements forewarn.Fleet for the admin
@@ -77,6 +80,9 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 	if cfg.HistoryKeep <= 0 {
 		cfg.HistoryKeep = 10000
 	}
+	if cfg.ReplicaID == "" {
+		cfg.ReplicaID = defaultReplicaID()
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -109,14 +115,19 @@ func (f *Fabric) view(ctx context.Context, fn func(forewarn.Tx) error) error {
 	return f.store.View(ctx, fn)
 }
 
-// update runs fn in a read-write transaction, then publishes the scopes it
-// changed and wakes the scheduler.
+// update runs fn in a read-write transaction, fenced if ctx is the
+// leader's (see withFence), then publishes the scopes it changed and wakes
+// the scheduler.
 func (f *Fabric) update(ctx context.Context, fn func(*txn) error) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var t *txn
+	fence := fenceOf(ctx)
 	start := time.Now() // latency is measured in real time, whatever the clock
 	err := f.store.Update(ctx, func(tx forewarn.Tx) error {
+		if err := fence(tx); err != nil {
+			return err
+		}
 		t = newTxn(tx, f.clock.Now(), f.cfg.HistoryKeep)
 		if err := fn(t); err != nil {
 			return err

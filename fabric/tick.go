@@ -109,15 +109,26 @@ func earliest(a, b time.Time) time.Time {
 // brought it closer, runs the actuator on started events, and stores what
 // the enabling requests noted once a minute, until ctx ends. If the store
 // is a forewarn.Watcher, Run also republishes the scopes other replicas
-// change.
+// change; if it is a forewarn.Elector, Run does the time-driven work only
+// while this replica leads (see lead).
 func (f *Fabric) Run(ctx context.Context) error {
-	flush := f.clock.NewTicker(enableFlushEvery)
-	defer flush.Stop()
-	defer f.acts.wg.Wait() // actuations end with ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	followed := f.follow(ctx)
 	defer func() { cancel(); <-followed }()
+	if el, ok := f.store.(forewarn.Elector); ok {
+		return f.lead(ctx, el)
+	}
+	flush := f.clock.NewTicker(enableFlushEvery)
+	defer flush.Stop()
+	return f.runTicks(ctx, flush.Chan())
+}
+
+// runTicks calls Tick when work is due, and stores the enabling state when
+// flush fires (never if it is nil), until ctx ends; then it waits for the
+// actuations, which end with ctx.
+func (f *Fabric) runTicks(ctx context.Context, flush <-chan time.Time) error {
+	defer f.acts.wg.Wait()
 	for {
 		next, err := f.Tick(ctx)
 		if err != nil {
@@ -127,7 +138,7 @@ func (f *Fabric) Run(ctx context.Context) error {
 			f.log.Error("tick failed", "err", err)
 			next = f.clock.Now().Add(retryAfter)
 		}
-		if err := f.wait(ctx, next, flush.Chan()); err != nil {
+		if err := f.wait(ctx, next, flush); err != nil {
 			return err
 		}
 	}

@@ -47,8 +47,6 @@ func (o *serveOptions) checkStore() error {
 		return errors.New("--etcd-cert and --etcd-key go together")
 	case o.adminTokenFile == "":
 		return errors.New("--store etcd://... needs --admin-token-file, the token every replica shares")
-	case o.actuator == actuatorExec:
-		return errors.New("--actuator exec is not supported with an etcd store yet: every replica would run the command")
 	}
 	return nil
 }

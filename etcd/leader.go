@@ -1,0 +1,93 @@
+package etcd
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
+
+	"github.com/forewarn/forewarn"
+)
+
+// LeaderTTL is the time to live, in seconds, of the lease a leader holds:
+// when a leader dies, another replica takes over within it.
+const LeaderTTL = 10
+
+var _ forewarn.Elector = (*Store)(nil)
+
+// Lead campaigns in the election of the prefix until this replica, named
+// id, leads or ctx ends. The returned context ends when the lease of the
+// leader is lost (its keep-alives failed for LeaderTTL seconds, or it was
+// revoked) or when ctx ends, and then the lease is revoked, so that
+// another replica takes over at once. The fence reads the leader's key in
+// the transaction: the transaction fails with ErrConflict if the key is
+// gone, and does not commit if the key changes before it does.
+func (s *Store) Lead(ctx context.Context, id string) (context.Context, func(forewarn.Tx) error, error) {
+	grant, err := s.client.Grant(ctx, LeaderTTL)
+	if err != nil {
+		return nil, nil, fmt.Errorf("lead: grant lease in %s: %w", s.where, err)
+	}
+	session, err := concurrency.NewSession(s.client, concurrency.WithLease(grant.ID), concurrency.WithTTL(LeaderTTL))
+	if err != nil {
+		s.revoke(grant.ID)
+		return nil, nil, fmt.Errorf("lead: open session in %s: %w", s.where, err)
+	}
+	election := concurrency.NewElection(session, s.leaderPrefix())
+	if err := election.Campaign(ctx, id); err != nil {
+		s.closeSession(session)
+		return nil, nil, fmt.Errorf("lead: campaign in %s: %w", s.where, err)
+	}
+	leading, cancel := context.WithCancel(ctx)
+	go func() {
+		select {
+		case <-leading.Done():
+		case <-session.Done():
+			s.logger.Warn("leader lease lost", "replica", id)
+		}
+		cancel()
+		s.closeSession(session)
+	}()
+	return leading, fence(election.Key(), id), nil
+}
+
+// leaderPrefix is the prefix of the election's keys.
+func (s *Store) leaderPrefix() string { return s.keys.prefix + "/leader" }
+
+// fence returns the check that the leader's key is still there with the
+// leader's id, through the raw reads of an Update's tx.
+func fence(key, id string) func(forewarn.Tx) error {
+	return func(t forewarn.Tx) error {
+		etx, ok := t.(*tx)
+		if !ok {
+			return fmt.Errorf("leader fence: not a transaction of the etcd store (%T)", t)
+		}
+		value, found, err := etx.get1(key)
+		if err != nil {
+			return fmt.Errorf("leader fence: %w", err)
+		}
+		if !found || value != id {
+			return forewarn.Errorf(forewarn.ErrConflict, "replica %s no longer leads", id)
+		}
+		return nil
+	}
+}
+
+// closeSession gives up a session's lease, logging a failure: the lease
+// then expires by itself.
+func (s *Store) closeSession(session *concurrency.Session) {
+	if err := session.Close(); err != nil && s.client.Ctx().Err() == nil {
+		s.logger.Warn("give up leader lease; it expires by itself", "err", err)
+	}
+}
+
+// revoke gives up a lease no session keeps, logging a failure: the lease
+// then expires by itself.
+func (s *Store) revoke(lease clientv3.LeaseID) {
+	ctx, cancel := context.WithTimeout(s.client.Ctx(), LeaderTTL*time.Second)
+	defer cancel()
+	if _, err := s.client.Revoke(ctx, lease); err != nil && s.client.Ctx().Err() == nil {
+		s.logger.Warn("give up leader lease; it expires by itself", "err", err)
+	}
+}
