@@ -46,7 +46,7 @@ type server struct {
 	admAddr  string
 	cmd      *exec.Cmd
 	exited   chan error
-	log      *strings.Builder
+	log      *syncLog
 	admin    *admin.Client
 }
 
@@ -65,9 +65,24 @@ func freeAddr(t testing.TB) string {
 // API answers. It is killed at the end of the test if still running.
 func startServer(t testing.TB, dataDir string, extra ...string) *server {
 	t.Helper()
-	s := &server{t: t, dataDir: dataDir, metaAddr: freeAddr(t), admAddr: freeAddr(t),
-		exited: make(chan error, 1), log: &strings.Builder{}}
-	args := append([]string{"serve", "--data-dir", dataDir, "--metadata-addr", s.metaAddr,
+	s := launch(t, append([]string{"--data-dir", dataDir}, extra...)...)
+	s.dataDir = dataDir
+	token, err := os.ReadFile(filepath.Join(dataDir, "admin.token"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.admin = admin.NewClient("http://"+s.admAddr, strings.TrimSpace(string(token)))
+	return s
+}
+
+// launch starts forewarn serve with extra flags on free loopback addresses
+// and waits until its admin API answers; the caller sets s.admin. It is
+// killed at the end of the test if still running.
+func launch(t testing.TB, extra ...string) *server {
+	t.Helper()
+	s := &server{t: t, metaAddr: freeAddr(t), admAddr: freeAddr(t),
+		exited: make(chan error, 1), log: &syncLog{}}
+	args := append([]string{"serve", "--metadata-addr", s.metaAddr,
 		"--admin-addr", s.admAddr, "--rate-limit", "0"}, extra...)
 	s.cmd = exec.Command(binary, args...)
 	s.cmd.Stderr = s.log
@@ -83,11 +98,6 @@ func startServer(t testing.TB, dataDir string, extra ...string) *server {
 		}
 	})
 	s.waitReady()
-	token, err := os.ReadFile(filepath.Join(dataDir, "admin.token"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.admin = admin.NewClient("http://"+s.admAddr, strings.TrimSpace(string(token)))
 	return s
 }
 

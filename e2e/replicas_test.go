@@ -1,0 +1,142 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/admin"
+)
+
+// leadingLine is what a replica logs when it takes the time-driven work.
+const leadingLine = "leading the time-driven work"
+
+const replicaFleet = `scopes:
+  - name: web
+    vms:
+      - {name: web-0, addresses: [127.0.0.2]}
+      - {name: web-1, addresses: [127.0.0.3]}
+`
+
+// startReplica starts forewarn serve on the etcd store with the shared
+// token and fleet file.
+func startReplica(t *testing.T, store, tokenFile, fleetFile string) *server {
+	t.Helper()
+	s := launch(t, "--store", store, "--admin-token-file", tokenFile, "--dev", "--fleet", fleetFile)
+	token, err := os.ReadFile(tokenFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.admin = admin.NewClient("http://"+s.admAddr, strings.TrimSpace(string(token)))
+	return s
+}
+
+// eventually polls cond every 20 ms until it holds or within passes.
+func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// approveAs approves event id on s's metadata endpoint as the VM at addr.
+func approveAs(t *testing.T, s *server, addr, id string) {
+	t.Helper()
+	url := "http://" + s.metaAddr + "/metadata/scheduledevents?api-version=2020-07-01"
+	if code, body := call(t, from(t, addr), "POST", url, `{"StartRequests":[{"EventId":"`+id+`"}]}`); code != 200 || body != "{}" {
+		t.Fatalf("approval of %s as %s: %d %s", id, addr, code, body)
+	}
+}
+
+// TestReplicasShareEtcd: two replicas on one etcd serve the same fleet; an
+// event made through one shows on, and is approved through, the other; when
+// the leader is killed, the other takes the time-driven work over.
+func TestReplicasShareEtcd(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	tokenFile, fleetFile := filepath.Join(dir, "token"), filepath.Join(dir, "fleet.yaml")
+	if err := os.WriteFile(tokenFile, []byte("e2e-shared-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fleetFile, []byte(replicaFleet), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := fmt.Sprintf("etcd://%s/e2e-%d", startEtcd(t), rand.Int64())
+	a := startReplica(t, store, tokenFile, fleetFile)
+	b := startReplica(t, store, tokenFile, fleetFile)
+	if log := b.log.String(); !strings.Contains(log, `msg="fleet applied"`) || !strings.Contains(log, "created=0") {
+		t.Fatalf("B changed the fleet A applied:\n%s", log)
+	}
+
+	e, err := a.admin.Operate(ctx, "web-0", forewarn.OpRestart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := "http://" + b.metaAddr + "/metadata/scheduledevents?api-version=2020-07-01"
+	eventually(t, 2*time.Second, "event on B's metadata endpoint", func() bool {
+		code, body := call(t, from(t, "127.0.0.2"), "GET", url, "")
+		return code == 200 && strings.Contains(body, e.ID)
+	})
+	approveAs(t, b, "127.0.0.2", e.ID)
+	eventually(t, 2*time.Second, "approval on A's admin API", func() bool {
+		got, err := a.admin.Event(ctx, e.ID)
+		return err == nil && got.Status == forewarn.Started && got.ApprovedBy == "web-0"
+	})
+
+	var leader, other *server
+	eventually(t, 15*time.Second, "a leader", func() bool {
+		switch {
+		case strings.Contains(a.log.String(), leadingLine):
+			leader, other = a, b
+		case strings.Contains(b.log.String(), leadingLine):
+			leader, other = b, a
+		}
+		return leader != nil
+	})
+	if strings.Contains(other.log.String(), leadingLine) {
+		t.Fatalf("both replicas lead:\nA:\n%s\nB:\n%s", a.log.String(), b.log.String())
+	}
+	killed := time.Now()
+	if err := leader.stop(syscall.SIGKILL); err == nil {
+		t.Fatal("kill -9 reported a clean exit")
+	}
+	e2, err := other.admin.Operate(ctx, "web-1", forewarn.OpRestart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	approveAs(t, other, "127.0.0.3", e2.ID)
+	eventually(t, 20*time.Second, "takeover", func() bool { return strings.Contains(other.log.String(), leadingLine) })
+	t.Logf("takeover %v after kill -9", time.Since(killed).Round(10*time.Millisecond))
+	started, err := other.admin.Event(ctx, e2.ID)
+	if err != nil || started.Status != forewarn.Started || started.EndsAt.IsZero() {
+		t.Fatalf("approved event: %+v, %v", started, err)
+	}
+	eventually(t, max(time.Until(started.EndsAt), 0)+10*time.Second, "completion by the new leader", func() bool {
+		return completed(ctx, other.admin, e2.ID)
+	})
+}
+
+// completed reports whether the history shows event id completed.
+func completed(ctx context.Context, c *admin.Client, id string) bool {
+	history, err := c.History(ctx, 100)
+	if err != nil {
+		return false
+	}
+	for _, e := range history {
+		if e.ID == id {
+			return e.Outcome == forewarn.Completed
+		}
+	}
+	return false
+}
