@@ -1,97 +1,70 @@
 package bolt
 
 import (
-	"encoding/json"
 	"fmt"
 
-	"github.com/forewarn/forewarn"
+	"go.etcd.io/bbolt"
+
+	"github.com/forewarn/forewarn/internal/records"
 )
 
-// A record kind of the store: the bucket it lives in and its name in
-// messages.
-type kind struct {
-	bucket []byte
-	what   string
+// buckets maps each kind of record to its bucket.
+var buckets = map[records.Kind][]byte{
+	records.Scopes:    scopesBucket,
+	records.VMs:       vmsBucket,
+	records.Events:    eventsBucket,
+	records.Campaigns: campaignsBucket,
 }
 
-var (
-	scopeKind    = kind{scopesBucket, "scope"}
-	vmKind       = kind{vmsBucket, "VM"}
-	eventKind    = kind{eventsBucket, "event"}
-	campaignKind = kind{campaignsBucket, "campaign"}
-)
+var _ records.Raw = (*tx)(nil)
 
-// get reads the record named name. Decoding gives the caller its own copy.
-func get[T any](t *tx, k kind, name string) (*T, error) {
-	b, err := t.bucket(k.bucket)
-	if err != nil {
-		return nil, fmt.Errorf("get %s %q: %w", k.what, name, err)
+// kindBucket returns the bucket of a kind of record.
+func (t *tx) kindBucket(k records.Kind) (*bbolt.Bucket, error) {
+	name, ok := buckets[k]
+	if !ok {
+		return nil, fmt.Errorf("no bucket for %ss", k)
 	}
-	data := b.Get(key(name))
-	if data == nil {
-		return nil, notFound(k.what, name)
-	}
-	v := new(T)
-	if err := json.Unmarshal(data, v); err != nil {
-		return nil, fmt.Errorf("decode %s %q: %w", k.what, name, err)
-	}
-	return v, nil
+	return t.bucket(name)
 }
 
-// list reads every record of a kind, in key order, that keep accepts.
-func list[T any](t *tx, k kind, keep func(*T) bool) ([]*T, error) {
-	b, err := t.bucket(k.bucket)
+// RawGet reads a record; bbolt's bytes stay valid until the tx ends.
+func (t *tx) RawGet(k records.Kind, key string) ([]byte, bool, error) {
+	b, err := t.kindBucket(k)
 	if err != nil {
-		return nil, fmt.Errorf("list %ss: %w", k.what, err)
+		return nil, false, err
 	}
-	var out []*T
-	err = b.ForEach(func(name, data []byte) error {
-		v := new(T)
-		if err := json.Unmarshal(data, v); err != nil {
-			return fmt.Errorf("decode %s %q: %w", k.what, name, err)
-		}
-		if keep(v) {
-			out = append(out, v)
-		}
+	data := b.Get([]byte(key))
+	return data, data != nil, nil
+}
+
+// RawList reads every record of a kind, in key order.
+func (t *tx) RawList(k records.Kind) ([][]byte, error) {
+	b, err := t.kindBucket(k)
+	if err != nil {
+		return nil, err
+	}
+	var out [][]byte
+	err = b.ForEach(func(_, data []byte) error {
+		out = append(out, data)
 		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("list %ss: %w", k.what, err)
-	}
-	return out, nil
+	return out, err
 }
 
-// put writes v as the record named name, replacing one of the same name in
-// any case.
-func put(t *tx, k kind, name string, v any) error {
-	if name == "" {
-		return forewarn.Errorf(forewarn.ErrInvalid, "%s has no name", k.what)
-	}
-	b, err := t.bucket(k.bucket)
+// RawPut writes a record.
+func (t *tx) RawPut(k records.Kind, key string, data []byte) error {
+	b, err := t.kindBucket(k)
 	if err != nil {
-		return fmt.Errorf("put %s %q: %w", k.what, name, err)
+		return err
 	}
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode %s %q: %w", k.what, name, err)
-	}
-	if err := b.Put(key(name), data); err != nil {
-		return fmt.Errorf("put %s %q: %w", k.what, name, err)
-	}
-	return nil
+	return b.Put([]byte(key), data)
 }
 
-// del deletes the record named name; ErrNotFound if there is none.
-func del(t *tx, k kind, name string) error {
-	b, err := t.bucket(k.bucket)
-	if err != nil {
-		return fmt.Errorf("delete %s %q: %w", k.what, name, err)
+// RawDelete deletes a record, if there is one.
+func (t *tx) RawDelete(k records.Kind, key string) (bool, error) {
+	b, err := t.kindBucket(k)
+	if err != nil || b.Get([]byte(key)) == nil {
+		return false, err
 	}
-	if b.Get(key(name)) == nil {
-		return notFound(k.what, name)
-	}
-	if err := b.Delete(key(name)); err != nil {
-		return fmt.Errorf("delete %s %q: %w", k.what, name, err)
-	}
-	return nil
+	return true, b.Delete([]byte(key))
 }

@@ -91,7 +91,7 @@ func (s *Store) View(ctx context.Context, fn func(forewarn.Tx) error) error {
 		return fmt.Errorf("read store: %w", err)
 	}
 	defer func() { _ = btx.Rollback() }()
-	t := &tx{btx: btx}
+	t := newTx(btx)
 	defer t.close()
 	return fn(t)
 }
@@ -108,7 +108,7 @@ func (s *Store) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
 		return fmt.Errorf("update store: %w", err)
 	}
 	defer func() { _ = btx.Rollback() }() // no-op after a commit
-	t := &tx{btx: btx}
+	t := newTx(btx)
 	err = fn(t)
 	t.close()
 	if err != nil {

@@ -3,11 +3,10 @@ package bolt
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	"go.etcd.io/bbolt"
 
-	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/records"
 )
 
 // errTxClosed is returned by a tx used after its View or Update returned.
@@ -15,8 +14,16 @@ var errTxClosed = errors.New("transaction is closed")
 
 // tx is a forewarn.Tx over one bbolt transaction.
 type tx struct {
+	records.Tx
 	btx    *bbolt.Tx
 	closed bool
+}
+
+// newTx returns the tx of a bbolt transaction.
+func newTx(btx *bbolt.Tx) *tx {
+	t := &tx{btx: btx}
+	t.Tx = records.Tx{Raw: t}
+	return t
 }
 
 // close marks the tx as done: bbolt's pages must not be read afterwards.
@@ -32,13 +39,4 @@ func (t *tx) bucket(name []byte) (*bbolt.Bucket, error) {
 		return nil, fmt.Errorf("bucket %s is missing", name)
 	}
 	return b, nil
-}
-
-// key is the key of a name or id: lowercase, so that keys are unique
-// case-insensitively.
-func key(name string) []byte { return []byte(strings.ToLower(name)) }
-
-// notFound is the error of a missing record.
-func notFound(what, name string) error {
-	return forewarn.Errorf(forewarn.ErrNotFound, "%s %q not found", what, name)
 }

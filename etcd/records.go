@@ -5,117 +5,86 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/records"
 )
 
-// A record kind of the store: the directory of its keys, which also names
-// its index, and its name in messages.
-type kind struct {
-	dir  string
-	what string
+// dirs maps each kind of record to the directory of its keys, which also
+// names its index.
+var dirs = map[records.Kind]string{
+	records.Scopes:    "scopes",
+	records.VMs:       "vms",
+	records.Events:    "events",
+	records.Campaigns: "campaigns",
 }
 
-var (
-	scopeKind    = kind{"scopes", "scope"}
-	vmKind       = kind{"vms", "VM"}
-	eventKind    = kind{"events", "event"}
-	campaignKind = kind{"campaigns", "campaign"}
-)
+var _ records.Raw = (*tx)(nil)
 
-// get reads the record named name. Decoding gives the caller its own copy.
-func get[T any](t *tx, k kind, name string) (*T, error) {
-	data, ok, err := t.get1(t.keys.record(k, name))
-	if err != nil {
-		return nil, fmt.Errorf("get %s %q: %w", k.what, name, err)
-	}
-	if !ok {
-		return nil, notFound(k.what, name)
-	}
-	v := new(T)
-	if err := json.Unmarshal([]byte(data), v); err != nil {
-		return nil, fmt.Errorf("decode %s %q: %w", k.what, name, err)
-	}
-	return v, nil
+// RawGet reads a record.
+func (t *tx) RawGet(k records.Kind, key string) ([]byte, bool, error) {
+	data, ok, err := t.get1(t.keys.record(dirs[k], key))
+	return []byte(data), ok, err
 }
 
-// list reads every record of a kind, in the order of their lowercased
-// names, that keep accepts.
-func list[T any](t *tx, k kind, keep func(*T) bool) ([]*T, error) {
-	members, err := readIndex[string](t, k.dir)
+// RawList reads every record of a kind, in the order of its index, inside
+// the transaction's conflict checks.
+func (t *tx) RawList(k records.Kind) ([][]byte, error) {
+	members, err := readIndex[string](t, dirs[k])
 	if err != nil {
-		return nil, fmt.Errorf("list %ss: %w", k.what, err)
+		return nil, err
 	}
 	recordKeys := make([]string, len(members))
 	for i, name := range members {
-		recordKeys[i] = t.keys.record(k, name)
+		recordKeys[i] = t.keys.record(dirs[k], name)
 	}
 	vals, err := t.kv.get(recordKeys...)
 	if err != nil {
-		return nil, fmt.Errorf("list %ss: %w", k.what, err)
+		return nil, err
 	}
-	var out []*T
+	out := make([][]byte, len(recordKeys))
 	for i, key := range recordKeys {
 		data, ok := vals[key]
 		if !ok {
-			return nil, fmt.Errorf("list %ss: index lists %q but its record is missing", k.what, members[i])
+			return nil, fmt.Errorf("index lists %q but its record is missing", members[i])
 		}
-		v := new(T)
-		if err := json.Unmarshal([]byte(data), v); err != nil {
-			return nil, fmt.Errorf("decode %s %q: %w", k.what, members[i], err)
-		}
-		if keep(v) {
-			out = append(out, v)
-		}
+		out[i] = []byte(data)
 	}
 	return out, nil
 }
 
-// put writes v as the record named name, replacing one of the same name in
-// any case, and adds a new name to the kind's index.
-func put(t *tx, k kind, name string, v any) error {
-	if name == "" {
-		return forewarn.Errorf(forewarn.ErrInvalid, "%s has no name", k.what)
-	}
+// RawPut writes a record, adding a new key to the kind's index.
+func (t *tx) RawPut(k records.Kind, key string, data []byte) error {
 	if err := t.canWrite(); err != nil {
-		return fmt.Errorf("put %s %q: %w", k.what, name, err)
+		return err
 	}
-	data, err := json.Marshal(v)
+	recordKey := t.keys.record(dirs[k], key)
+	_, exists, err := t.get1(recordKey)
 	if err != nil {
-		return fmt.Errorf("encode %s %q: %w", k.what, name, err)
-	}
-	key := t.keys.record(k, name)
-	_, exists, err := t.get1(key)
-	if err != nil {
-		return fmt.Errorf("put %s %q: %w", k.what, name, err)
+		return err
 	}
 	if !exists {
-		if err := t.addToIndex(k.dir, lower(name)); err != nil {
-			return fmt.Errorf("put %s %q: %w", k.what, name, err)
+		if err := t.addToIndex(dirs[k], key); err != nil {
+			return err
 		}
 	}
-	t.kv.put(key, string(data))
+	t.kv.put(recordKey, string(data))
 	return nil
 }
 
-// del deletes the record named name and its entry in the index;
-// ErrNotFound if there is none.
-func del(t *tx, k kind, name string) error {
+// RawDelete deletes a record and its entry in the index, if there is one.
+func (t *tx) RawDelete(k records.Kind, key string) (bool, error) {
 	if err := t.canWrite(); err != nil {
-		return fmt.Errorf("delete %s %q: %w", k.what, name, err)
+		return false, err
 	}
-	key := t.keys.record(k, name)
-	_, exists, err := t.get1(key)
-	if err != nil {
-		return fmt.Errorf("delete %s %q: %w", k.what, name, err)
+	recordKey := t.keys.record(dirs[k], key)
+	_, exists, err := t.get1(recordKey)
+	if err != nil || !exists {
+		return false, err
 	}
-	if !exists {
-		return notFound(k.what, name)
+	if err := t.removeFromIndex(dirs[k], key); err != nil {
+		return false, err
 	}
-	if err := t.removeFromIndex(k.dir, lower(name)); err != nil {
-		return fmt.Errorf("delete %s %q: %w", k.what, name, err)
-	}
-	t.kv.del(key)
-	return nil
+	t.kv.del(recordKey)
+	return true, nil
 }
 
 // readIndex reads the index of a kind; an unset index is empty.

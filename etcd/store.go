@@ -118,7 +118,7 @@ func (s *Store) View(ctx context.Context, fn func(forewarn.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("read store: %w", err)
 	}
-	t := &tx{kv: &snapshot{client: s.client, ctx: ctx}, keys: s.keys}
+	t := newTx(&snapshot{client: s.client, ctx: ctx}, s.keys, false)
 	defer t.close()
 	return fn(t)
 }
@@ -133,7 +133,7 @@ func (s *Store) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
 	}
 	var fnErr error
 	_, err := concurrency.NewSTM(s.client, func(stm concurrency.STM) error {
-		t := &tx{kv: newSTMKV(stm), keys: s.keys, writable: true}
+		t := newTx(newSTMKV(stm), s.keys, true)
 		fnErr = fn(t)
 		t.close()
 		t.kv.(*stmKV).rethrow() // an etcd error fn saw aborts the STM with it

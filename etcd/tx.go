@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/records"
 )
 
 var (
@@ -18,10 +18,18 @@ var (
 
 // tx is a forewarn.Tx over a kv.
 type tx struct {
+	records.Tx
 	kv       kv
 	keys     keys
 	writable bool
 	closed   bool
+}
+
+// newTx returns a tx over kv.
+func newTx(kv kv, k keys, writable bool) *tx {
+	t := &tx{kv: kv, keys: k, writable: writable}
+	t.Tx = records.Tx{Raw: t}
+	return t
 }
 
 // close marks the tx as done.
@@ -63,8 +71,8 @@ func (t *tx) get1(key string) (value string, ok bool, err error) {
 type keys struct{ prefix string }
 
 // record is the key of the record of a kind named name.
-func (k keys) record(kd kind, name string) string {
-	return k.prefix + "/" + kd.dir + "/" + lower(name)
+func (k keys) record(dir, name string) string {
+	return k.prefix + "/" + dir + "/" + lower(name)
 }
 
 // index is the key of the index of a kind.
@@ -83,8 +91,3 @@ func (k keys) historySeq() string { return k.prefix + "/seq/history" }
 // lower is the key of a name or id: lowercase, so that keys are unique
 // case-insensitively.
 func lower(name string) string { return strings.ToLower(name) }
-
-// notFound is the error of a missing record.
-func notFound(what, name string) error {
-	return forewarn.Errorf(forewarn.ErrNotFound, "%s %q not found", what, name)
-}

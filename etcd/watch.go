@@ -9,6 +9,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/records"
 )
 
 var _ forewarn.Watcher = (*Store)(nil)
@@ -118,7 +119,7 @@ func (s *Store) scopesOf(events []*clientv3.Event) []string {
 		if ev.PrevKv != nil {
 			add(scopeOf(dir, ev.PrevKv.Value))
 		}
-		if dir == scopeKind.dir && ev.Type == clientv3.EventTypeDelete && ev.PrevKv == nil {
+		if dir == dirs[records.Scopes] && ev.Type == clientv3.EventTypeDelete && ev.PrevKv == nil {
 			add(strings.TrimPrefix(string(ev.Kv.Key), s.keys.prefix+"/"+dir+"/")) // lowercased, but names match in any case
 		}
 	}
@@ -133,14 +134,14 @@ func scopeOf(dir string, value []byte) string {
 		Scope string `json:"scope"`
 	}
 	switch dir {
-	case scopeKind.dir, vmKind.dir, eventKind.dir:
+	case dirs[records.Scopes], dirs[records.VMs], dirs[records.Events]:
 	default:
 		return ""
 	}
 	if err := json.Unmarshal(value, &rec); err != nil {
 		return ""
 	}
-	if dir == scopeKind.dir {
+	if dir == dirs[records.Scopes] {
 		return rec.Name
 	}
 	return rec.Scope
