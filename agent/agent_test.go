@@ -2,7 +2,9 @@ package agent
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -16,6 +18,9 @@ import (
 // with the event's environment, the agent approves it, on_started and
 // on_completed follow; the agent is stopped and started again (same state
 // file) after on_scheduled, and nothing runs twice.
+// scheduledDone matches a state file that records on_scheduled as done.
+var scheduledDone = regexp.MustCompile(`"Scheduled":\s*"ok"`)
+
 func TestAgentEndToEnd(t *testing.T) {
 	s := mustStartServer(t, 60) // Reboot: 15 s of notice, 1 s of impact
 	if _, err := s.f.EnsureDefaultVM(s.ctx, "vm0", []string{"127.0.0.1"}); err != nil {
@@ -26,12 +31,19 @@ func TestAgentEndToEnd(t *testing.T) {
 	cfg := Config{Endpoint: s.url, StateFile: filepath.Join(dir, "state.json"),
 		Hooks:    map[EventType]Hooks{"Reboot": recordAll(hooks)},
 		Approval: map[EventType]Policy{"Reboot": AfterHook}}
-	first := mustRunAgent(t, cfg)
+	// The first run does not approve, so that it stops between two hooks:
+	// once on_scheduled is recorded done, before anything else runs.
+	firstCfg := cfg
+	firstCfg.Approval = map[EventType]Policy{"Reboot": Never}
+	first := mustRunAgent(t, firstCfg)
 	e, err := s.f.Operate(s.ctx, "vm0", forewarn.OpRestart)
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "on_scheduled", func() bool { return hookCount(t, hooks, "on_scheduled") == 1 })
+	waitFor(t, "on_scheduled recorded", func() bool {
+		state, _ := os.ReadFile(cfg.StateFile)
+		return scheduledDone.Match(state)
+	})
 	if first.VMName() != "vm0" {
 		t.Fatalf("VM name %q, want vm0 (from the instance metadata)", first.VMName())
 	}
