@@ -97,12 +97,7 @@ func (f *Fabric) readdress(t *txn, vm *forewarn.VM, addrs []string) error {
 	if err != nil {
 		return err
 	}
-	owner := map[string]string{}
-	for _, other := range all {
-		for _, a := range other.Addresses {
-			owner[a] = other.Name
-		}
-	}
+	owner := addressOwners(all)
 	vm.Addresses = vm.Addresses[:0]
 	for _, a := range addrs {
 		if o, taken := owner[a]; taken && !forewarn.SameName(o, vm.Name) {

@@ -147,14 +147,20 @@ func nameFree(t *txn, name string) error {
 	return nil
 }
 
-// checkAddresses refuses an address another VM owns.
-func checkAddresses(vm *forewarn.VM, all []*forewarn.VM) error {
+// addressOwners maps each address of the VMs to the VM that owns it.
+func addressOwners(all []*forewarn.VM) map[string]string {
 	owner := map[string]string{}
-	for _, other := range all {
-		for _, a := range other.Addresses {
-			owner[a] = other.Name
+	for _, vm := range all {
+		for _, a := range vm.Addresses {
+			owner[a] = vm.Name
 		}
 	}
+	return owner
+}
+
+// checkAddresses refuses an address another VM owns.
+func checkAddresses(vm *forewarn.VM, all []*forewarn.VM) error {
+	owner := addressOwners(all)
 	seen := map[string]bool{}
 	for _, a := range vm.Addresses {
 		if name, ok := owner[a]; ok {
