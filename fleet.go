@@ -82,6 +82,9 @@ type Fleet interface {
 	Chaos(ctx context.Context) ([]*ChaosRule, error)
 	// DeleteChaos ends a chaos rule early.
 	DeleteChaos(ctx context.Context, id string) error
+
+	// Status shows where the state lives, the replicas and the leader.
+	Status(ctx context.Context) (*Status, error)
 }
 
 // DefaultDegradeNotice is the notice of a degraded-hardware Redeploy.

@@ -34,6 +34,7 @@
 //	GET    /v1/chaos                    chaos rules in force
 //	POST   /v1/chaos                    add a chaos rule (forewarn.ChaosSpec) -> 201 rule
 //	DELETE /v1/chaos/{id}               end a chaos rule early -> 204
+//	GET    /v1/status                   where the state lives, the replicas and the leader
 //
 // Routes that take no input accept no body or an empty JSON object. Bodies
 // are checked before the Fleet sees them: JSON, no unknown fields, and the

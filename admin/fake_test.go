@@ -53,6 +53,16 @@ func newFakeFleet() *fakeFleet {
 	}
 }
 
+// Status shows one replica that leads.
+func (f *fakeFleet) Status(context.Context) (*forewarn.Status, error) {
+	defer f.lock()()
+	if f.err != nil {
+		return nil, f.err
+	}
+	self := forewarn.Replica{ID: "fake-1", Host: "fake", PID: 1, Started: f.now, Leader: true}
+	return &forewarn.Status{Store: "memory", Self: self.ID, Leader: self.ID, Replicas: []forewarn.Replica{self}}, nil
+}
+
 // lock locks the fleet, counts the call and returns the unlock.
 func (f *fakeFleet) lock() (unlock func()) {
 	f.mu.Lock()

@@ -164,6 +164,7 @@ func TestWireStatuses(t *testing.T) {
 		{"DELETE", "/v1/vms/web-0", "", 204, ``},
 		{"DELETE", "/v1/scopes/web", "", 204, ``},
 		{"GET", "/healthz", "", 200, `{"status":"ok"}`},
+		{"GET", "/v1/status", "", 200, `"leader":"fake-1","replicas":[{"id":"fake-1"`},
 	}
 	for _, s := range steps {
 		a := env.request(t, s.method, s.path, testToken, s.body)

@@ -57,6 +57,8 @@ func (s *Server) routes(gatherer prometheus.Gatherer) {
 	s.route("GET /v1/chaos", s.listChaos)
 	s.route("POST /v1/chaos", s.addChaos)
 	s.route("DELETE /v1/chaos/{id}", s.deleteChaos)
+
+	s.route("GET /v1/status", s.status)
 }
 
 // apiFunc handles one API request; an error it returns is the answer.

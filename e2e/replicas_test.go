@@ -2,9 +2,11 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -26,10 +28,10 @@ const replicaFleet = `scopes:
 `
 
 // startReplica starts forewarn serve on the etcd store with the shared
-// token and fleet file.
-func startReplica(t *testing.T, store, tokenFile, fleetFile string) *server {
+// token and fleet file, and extra flags.
+func startReplica(t *testing.T, store, tokenFile, fleetFile string, extra ...string) *server {
 	t.Helper()
-	s := launch(t, "--store", store, "--admin-token-file", tokenFile, "--dev", "--fleet", fleetFile)
+	s := launch(t, append([]string{"--store", store, "--admin-token-file", tokenFile, "--dev", "--fleet", fleetFile}, extra...)...)
 	token, err := os.ReadFile(tokenFile)
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +75,8 @@ func TestReplicasShareEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := fmt.Sprintf("etcd://%s/e2e-%d", startEtcd(t), rand.Int64())
-	a := startReplica(t, store, tokenFile, fleetFile)
-	b := startReplica(t, store, tokenFile, fleetFile)
+	a := startReplica(t, store, tokenFile, fleetFile, "--replica-id", "hv-a")
+	b := startReplica(t, store, tokenFile, fleetFile, "--replica-id", "hv-b")
 	if log := b.log.String(); !strings.Contains(log, `msg="fleet applied"`) || !strings.Contains(log, "created=0") {
 		t.Fatalf("B changed the fleet A applied:\n%s", log)
 	}
@@ -107,6 +109,12 @@ func TestReplicasShareEtcd(t *testing.T) {
 	if strings.Contains(other.log.String(), leadingLine) {
 		t.Fatalf("both replicas lead:\nA:\n%s\nB:\n%s", a.log.String(), b.log.String())
 	}
+	leaderID := map[*server]string{a: "hv-a", b: "hv-b"}[leader]
+	eventually(t, 5*time.Second, "status naming both replicas and the leader", func() bool {
+		st := status(t, other, tokenFile)
+		return st.Leader == leaderID && len(st.Replicas) == 2 && st.Replicas[0].ID == "hv-a" && st.Replicas[1].ID == "hv-b" &&
+			st.Replicas[0].AdminAddr == a.admAddr && st.Replicas[1].MetadataAddr == b.metaAddr
+	})
 	killed := time.Now()
 	if err := leader.stop(syscall.SIGKILL); err == nil {
 		t.Fatal("kill -9 reported a clean exit")
@@ -125,6 +133,24 @@ func TestReplicasShareEtcd(t *testing.T) {
 	eventually(t, max(time.Until(started.EndsAt), 0)+10*time.Second, "completion by the new leader", func() bool {
 		return completed(ctx, other.admin, e2.ID)
 	})
+	eventually(t, 15*time.Second, "status of the survivor alone, leading", func() bool {
+		st := status(t, other, tokenFile)
+		return len(st.Replicas) == 1 && st.Replicas[0].Leader && st.Leader == st.Self && st.Self != leaderID
+	})
+}
+
+// status runs forewarn status -o json against s.
+func status(t *testing.T, s *server, tokenFile string) forewarn.Status {
+	t.Helper()
+	out, err := exec.Command(binary, "status", "--server", "http://"+s.admAddr, "--token-file", tokenFile, "-o", "json").Output()
+	if err != nil {
+		t.Fatalf("forewarn status: %v", err)
+	}
+	var st forewarn.Status
+	if err := json.Unmarshal(out, &st); err != nil {
+		t.Fatalf("forewarn status -o json: %v\n%s", err, out)
+	}
+	return st
 }
 
 // completed reports whether the history shows event id completed.

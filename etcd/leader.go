@@ -78,7 +78,7 @@ func fence(key, id string) func(forewarn.Tx) error {
 // then expires by itself.
 func (s *Store) closeSession(session *concurrency.Session) {
 	if err := session.Close(); err != nil && s.client.Ctx().Err() == nil {
-		s.logger.Warn("give up leader lease; it expires by itself", "err", err)
+		s.logger.Warn("give up lease; it expires by itself", "err", err)
 	}
 }
 
@@ -88,6 +88,6 @@ func (s *Store) revoke(lease clientv3.LeaseID) {
 	ctx, cancel := context.WithTimeout(s.client.Ctx(), LeaderTTL*time.Second)
 	defer cancel()
 	if _, err := s.client.Revoke(ctx, lease); err != nil && s.client.Ctx().Err() == nil {
-		s.logger.Warn("give up leader lease; it expires by itself", "err", err)
+		s.logger.Warn("give up lease; it expires by itself", "err", err)
 	}
 }

@@ -36,7 +36,7 @@ func startReplica(tb testing.TB, prefix string, clock *clockwork.FakeClock) *rep
 func startNamedReplica(tb testing.TB, prefix string, clock *clockwork.FakeClock, id string) *replica {
 	tb.Helper()
 	store := etcd.MustOpen(tb, prefix)
-	fab, err := fabric.New(tb.Context(), fabric.Config{Store: store, Clock: clock, AlwaysEnabled: true, ReplicaID: id})
+	fab, err := fabric.New(tb.Context(), fabric.Config{Store: store, Clock: clock, AlwaysEnabled: true, Replica: forewarn.Replica{ID: id}})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -34,9 +34,15 @@ type Config struct {
 	// HistoryKeep is how many finished events the history keeps; default
 	// 10,000.
 	HistoryKeep int
-	// ReplicaID names this replica in the election of a store that is a
-	// forewarn.Elector; default hostname and process id.
-	ReplicaID  string
+	// Replica is this replica as Status shows it, and as it announces
+	// itself to the other replicas of a store that is a forewarn.Roster.
+	// Its ID names it in the election of a store that is a
+	// forewarn.Elector; default hostname and process id. Host, PID and
+	// Started are filled in when zero.
+	Replica forewarn.Replica
+	// StoreName says in Status where the state lives, e.g. the path of the
+	// bbolt file or the etcd endpoints and prefix.
+	StoreName  string
 	Logger     *slog.Logger
 	Registerer prometheus.Registerer // may be nil
 }
@@ -80,9 +86,7 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 	if cfg.HistoryKeep <= 0 {
 		cfg.HistoryKeep = 10000
 	}
-	if cfg.ReplicaID == "" {
-		cfg.ReplicaID = defaultReplicaID()
-	}
+	cfg.Replica = completeReplica(cfg.Replica, cfg.Clock.Now())
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}

@@ -4,17 +4,31 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/forewarn/forewarn"
 )
 
-// defaultReplicaID names a replica by its host and process.
-func defaultReplicaID() string {
-	host, err := os.Hostname()
-	if err != nil || host == "" {
-		host = "unknown-host"
+// completeReplica fills in what r leaves out: the host, the process, the
+// start and an ID made of the host and the process.
+func completeReplica(r forewarn.Replica, now time.Time) forewarn.Replica {
+	if r.Host == "" {
+		host, err := os.Hostname()
+		if err != nil || host == "" {
+			host = "unknown-host"
+		}
+		r.Host = host
 	}
-	return fmt.Sprintf("%s-%d", host, os.Getpid())
+	if r.PID == 0 {
+		r.PID = os.Getpid()
+	}
+	if r.ID == "" {
+		r.ID = fmt.Sprintf("%s-%d", r.Host, r.PID)
+	}
+	if r.Started.IsZero() {
+		r.Started = now
+	}
+	return r
 }
 
 // lead runs the time-driven work of the fabric while this replica leads,
@@ -30,7 +44,7 @@ func (f *Fabric) lead(ctx context.Context, el forewarn.Elector) error {
 			return ctx.Err()
 		}
 		if err != nil {
-			f.log.Error("campaign for leadership failed, trying again", "replica", f.cfg.ReplicaID, "err", err)
+			f.log.Error("campaign for leadership failed, trying again", "replica", f.cfg.Replica.ID, "err", err)
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
@@ -38,7 +52,7 @@ func (f *Fabric) lead(ctx context.Context, el forewarn.Elector) error {
 			}
 			continue
 		}
-		f.log.Warn("lost leadership", "replica", f.cfg.ReplicaID)
+		f.log.Warn("lost leadership", "replica", f.cfg.Replica.ID)
 	}
 }
 
@@ -47,11 +61,11 @@ func (f *Fabric) lead(ctx context.Context, el forewarn.Elector) error {
 func (f *Fabric) leadOnce(ctx context.Context, el forewarn.Elector) error {
 	term, end := context.WithCancel(ctx)
 	defer end() // gives the lead up
-	leading, fence, err := el.Lead(term, f.cfg.ReplicaID)
+	leading, fence, err := el.Lead(term, f.cfg.Replica.ID)
 	if err != nil {
 		return err
 	}
-	f.log.Info("leading the time-driven work", "replica", f.cfg.ReplicaID)
+	f.log.Info("leading the time-driven work", "replica", f.cfg.Replica.ID)
 	_ = f.runTicks(withFence(leading, fence), nil) // ends with leading
 	return nil
 }

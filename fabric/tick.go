@@ -114,8 +114,8 @@ func earliest(a, b time.Time) time.Time {
 func (f *Fabric) Run(ctx context.Context) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	followed := f.follow(ctx)
-	defer func() { cancel(); <-followed }()
+	followed, joined := f.follow(ctx), f.join(ctx)
+	defer func() { cancel(); <-followed; <-joined }()
 	if el, ok := f.store.(forewarn.Elector); ok {
 		return f.lead(ctx, el)
 	}

@@ -319,6 +319,8 @@ func (f *fakeFleet) Chaos(context.Context) ([]*forewarn.ChaosRule, error) { retu
 
 func (f *fakeFleet) DeleteChaos(context.Context, string) error { return errFake }
 
+func (f *fakeFleet) Status(context.Context) (*forewarn.Status, error) { return nil, errFake }
+
 // names lists the names of the fleet's scopes or VMs, sorted.
 func (f *fakeFleet) names(kind string) []string {
 	f.mu.Lock()

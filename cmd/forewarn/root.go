@@ -39,6 +39,7 @@ func newRootCommand() *cobra.Command {
 		newApplyCommand(),
 		newEventsCommand(),
 		newAgentCommand(),
+		newStatusCommand(),
 		newVersionCommand(),
 	)
 	return cmd

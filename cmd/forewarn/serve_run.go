@@ -50,32 +50,36 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 	}
 	defer store.Close()
 
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	fab, meta, err := o.newControlPlane(ctx, store, log, reg)
-	if err != nil {
-		return err
-	}
-
 	metaLn, release, err := o.listenMetadata(log)
 	if err != nil {
 		return err
 	}
 	defer release()
-	if !o.store.usesEtcd() { // many hosts share the fleet: no default VM (SPEC.md 8)
-		if err := o.ensureDefaultVM(ctx, fab, metaLn.Addr(), log); err != nil {
-			metaLn.Close()
-			return err
-		}
-	}
-	if err := applyFleet(ctx, fab, fleet, log); err != nil {
-		metaLn.Close()
-		return err
-	}
 	adminLn, err := net.Listen("tcp", o.adminAddr)
 	if err != nil {
 		metaLn.Close()
 		return fmt.Errorf("admin listener: %w", err)
+	}
+	closeListeners := func() { metaLn.Close(); adminLn.Close() }
+
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	self := forewarn.Replica{ID: o.replicaID, Version: version,
+		MetadataAddr: metaLn.Addr().String(), AdminAddr: adminLn.Addr().String()}
+	fab, meta, err := o.newControlPlane(ctx, store, self, log, reg)
+	if err != nil {
+		closeListeners()
+		return err
+	}
+	if !o.store.usesEtcd() { // many hosts share the fleet: no default VM (SPEC.md 8)
+		if err := o.ensureDefaultVM(ctx, fab, metaLn.Addr(), log); err != nil {
+			closeListeners()
+			return err
+		}
+	}
+	if err := applyFleet(ctx, fab, fleet, log); err != nil {
+		closeListeners()
+		return err
 	}
 	adminAPI := admin.NewServer(admin.Config{Fleet: fab, Token: token, Gatherer: reg, Registerer: reg, Logger: log})
 	return o.serve(ctx, log, fab, meta, servers{
@@ -86,8 +90,8 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 
 // newControlPlane returns the fabric, with its actuator, and the metadata
 // endpoint it publishes to.
-func (o *serveOptions) newControlPlane(ctx context.Context, store forewarn.Store, log *slog.Logger,
-	reg *prometheus.Registry) (*fabric.Fabric, *imds.Server, error) {
+func (o *serveOptions) newControlPlane(ctx context.Context, store forewarn.Store, self forewarn.Replica,
+	log *slog.Logger, reg *prometheus.Registry) (*fabric.Fabric, *imds.Server, error) {
 	clock := clockwork.NewRealClock()
 	actuator, err := o.newActuator(clock, log, reg)
 	if err != nil {
@@ -103,6 +107,8 @@ func (o *serveOptions) newControlPlane(ctx context.Context, store forewarn.Store
 		AlwaysEnabled:  o.dev,
 		Actuator:       actuator,
 		HistoryKeep:    o.historyKeep,
+		Replica:        self,
+		StoreName:      o.storeName(),
 		Logger:         log,
 		Registerer:     reg,
 	})
@@ -136,6 +142,8 @@ func (o *serveOptions) check() error {
 		return fmt.Errorf("--history-keep must be at least 1, not %d", o.historyKeep)
 	case o.enableIdle == 0:
 		return fmt.Errorf("--enable-idle must be more than 0")
+	case o.replicaID != "" && !forewarn.ValidName(o.replicaID):
+		return fmt.Errorf("--replica-id %q: use 1-64 letters, digits, '-', '_' and '.'", o.replicaID)
 	}
 	if err := o.checkActuator(); err != nil {
 		return err

@@ -51,11 +51,24 @@ func (o *serveOptions) checkStore() error {
 	return nil
 }
 
+// storeName says where the state lives, for status: the bbolt file or the
+// etcd URL.
+func (o *serveOptions) storeName() string {
+	if o.store.usesEtcd() {
+		return o.store.url
+	}
+	path := filepath.Join(o.dataDir, "forewarn.db")
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	return path
+}
+
 // openStore opens the store of --store: bbolt in the data directory, or
 // etcd.
 func (o *serveOptions) openStore(ctx context.Context, log *slog.Logger) (forewarn.Store, error) {
 	if !o.store.usesEtcd() {
-		s, err := bolt.Open(filepath.Join(o.dataDir, "forewarn.db"), bolt.Options{})
+		s, err := bolt.Open(o.storeName(), bolt.Options{})
 		if err != nil {
 			return nil, fmt.Errorf("open store: %w", err)
 		}

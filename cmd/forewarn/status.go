@@ -1,0 +1,56 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/forewarn/forewarn"
+	"github.com/spf13/cobra"
+)
+
+// replicaTable prints the replicas of a status.
+var replicaTable = table[forewarn.Replica]{
+	header: []string{"REPLICA", "LEADER", "HOST", "PID", "VERSION", "METADATA", "ADMIN", "STARTED"},
+	row: func(r forewarn.Replica) []string {
+		leader := ""
+		if r.Leader {
+			leader = "*"
+		}
+		return []string{r.ID, leader, r.Host, strconv.Itoa(r.PID), r.Version,
+			r.MetadataAddr, r.AdminAddr, timeCell(r.Started)}
+	},
+}
+
+// newStatusCommand returns "status": where the state lives, the replicas
+// and which of them leads.
+func newStatusCommand() *cobra.Command {
+	a := &adminOptions{}
+	var output outputFormat
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show where the state lives, the replicas serving it and the one that leads",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.withFleet(cmd.Context(), func(ctx context.Context, fleet forewarn.Fleet) error {
+				status, err := fleet.Status(ctx)
+				if err != nil {
+					return err
+				}
+				w := cmd.OutOrStdout()
+				if output == outputJSON {
+					return writeJSON(w, status)
+				}
+				leader := status.Leader
+				if leader == "" {
+					leader = "none (a replica takes over within the lease time)"
+				}
+				fmt.Fprintf(w, "store:    %s\nanswered: %s\nleader:   %s\n\n", status.Store, status.Self, leader)
+				return replicaTable.write(w, status.Replicas)
+			})
+		},
+	}
+	addAdminFlags(cmd, a)
+	addOutputFlag(cmd, &output)
+	return cmd
+}
