@@ -59,9 +59,21 @@ type Tx interface {
 // Watcher is a Store whose changes made by others (other replicas) can be
 // followed.
 type Watcher interface {
-	// Watch sends the names of the scopes whose scope record, VMs or events
-	// changed, from any writer, until ctx ends; then it closes the channel.
-	Watch(ctx context.Context) <-chan []string
+	// Watch sends what changed, from any writer, until ctx ends; then it
+	// closes the channel.
+	Watch(ctx context.Context) <-chan Change
+}
+
+// Change is what a Watcher saw changed.
+type Change struct {
+	// All says changes may have been missed: everything must be read again.
+	All bool
+	// Scopes are the scopes whose scope record, VMs or events changed.
+	Scopes []string
+	// Meta are the settings that changed.
+	Meta []string
+	// Campaigns says a campaign changed.
+	Campaigns bool
 }
 
 // Elector is a Store whose replicas elect one leader for the time-driven

@@ -78,8 +78,11 @@ func (k keys) record(dir, name string) string {
 // index is the key of the index of a kind.
 func (k keys) index(dir string) string { return k.prefix + "/index/" + dir }
 
+// metaDir is the directory of the settings.
+const metaDir = "meta"
+
 // meta is the key of the setting key.
-func (k keys) meta(key string) string { return k.prefix + "/meta/" + key }
+func (k keys) meta(key string) string { return k.prefix + "/" + metaDir + "/" + key }
 
 // history is the key of history entry seq: zero-padded, so that keys sort
 // in the order of their numbers.

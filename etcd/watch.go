@@ -3,6 +3,7 @@ package etcd
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,13 +19,14 @@ var _ forewarn.Watcher = (*Store)(nil)
 const rewatchAfter = time.Second
 
 // Watch follows the keys of the store and sends, once per batch of changes
-// etcd reports, the names of the scopes whose record, VMs or events changed,
-// by this store or any other writer. It follows from the revision current
-// when it is called, so a read made after Watch returns misses nothing. If
-// etcd compacted away revisions the watch had not seen, it sends every
-// scope. The channel closes when ctx ends or the store closes.
-func (s *Store) Watch(ctx context.Context) <-chan []string {
-	out := make(chan []string)
+// etcd reports, what changed, by this store or any other writer: the scopes
+// whose record, VMs or events changed, the settings, the campaigns. It
+// follows from the revision current when it is called, so a read made after
+// Watch returns misses nothing. If etcd compacted away revisions the watch
+// had not seen, it sends a Change with All set. The channel closes when ctx
+// ends or the store closes.
+func (s *Store) Watch(ctx context.Context) <-chan forewarn.Change {
+	out := make(chan forewarn.Change)
 	next := int64(0) // 0: from now
 	if resp, err := s.client.Get(ctx, s.keys.meta(schemaKey)); err != nil {
 		s.logger.Warn("watch: read current revision, watching from now", "err", err)
@@ -37,7 +39,7 @@ func (s *Store) Watch(ctx context.Context) <-chan []string {
 
 // watch runs the watch from revision next, again after failures, until ctx
 // ends or the client closes.
-func (s *Store) watch(ctx context.Context, next int64, out chan<- []string) {
+func (s *Store) watch(ctx context.Context, next int64, out chan<- forewarn.Change) {
 	defer close(out)
 	for ctx.Err() == nil && s.client.Ctx().Err() == nil {
 		opts := []clientv3.OpOption{clientv3.WithPrefix(), clientv3.WithPrevKV()}
@@ -46,9 +48,9 @@ func (s *Store) watch(ctx context.Context, next int64, out chan<- []string) {
 		}
 		for resp := range s.client.Watch(ctx, s.keys.prefix+"/", opts...) {
 			if resp.CompactRevision != 0 {
-				s.logger.Warn("watch: revisions compacted, refreshing every scope", "from", next, "compacted", resp.CompactRevision)
+				s.logger.Warn("watch: revisions compacted, reading everything again", "from", next, "compacted", resp.CompactRevision)
 				next = resp.CompactRevision
-				if !s.sendAll(ctx, out) {
+				if !send(ctx, out, forewarn.Change{All: true}) {
 					return
 				}
 				break
@@ -58,7 +60,7 @@ func (s *Store) watch(ctx context.Context, next int64, out chan<- []string) {
 				break
 			}
 			next = resp.Header.Revision + 1
-			if scopes := s.scopesOf(resp.Events); len(scopes) > 0 && !send(ctx, out, scopes) {
+			if c := s.changeOf(resp.Events); !c.empty() && !send(ctx, out, c.Change) {
 				return
 			}
 		}
@@ -70,48 +72,50 @@ func (s *Store) watch(ctx context.Context, next int64, out chan<- []string) {
 	}
 }
 
-// sendAll sends the names of every scope; false if ctx ended.
-func (s *Store) sendAll(ctx context.Context, out chan<- []string) bool {
-	var names []string
-	err := s.View(ctx, func(tx forewarn.Tx) error {
-		scopes, err := tx.Scopes()
-		for _, sc := range scopes {
-			names = append(names, sc.Name)
-		}
-		return err
-	})
-	if err != nil {
-		s.logger.Warn("watch: list scopes", "err", err)
-	}
-	return len(names) == 0 || send(ctx, out, names)
-}
-
-// send sends names unless ctx ends first.
-func send(ctx context.Context, out chan<- []string, names []string) bool {
+// send sends c unless ctx ends first.
+func send(ctx context.Context, out chan<- forewarn.Change, c forewarn.Change) bool {
 	select {
-	case out <- names:
+	case out <- c:
 		return true
 	case <-ctx.Done():
 		return false
 	}
 }
 
-// scopesOf returns the scopes the changes concern, each once, in the order
-// first seen: the scope of a scope record, and the scope of a VM or an
-// event before and after the change (a VM may move).
-func (s *Store) scopesOf(events []*clientv3.Event) []string {
-	seen := map[string]bool{}
-	var names []string
-	add := func(name string) {
-		if name != "" && !seen[lower(name)] {
-			seen[lower(name)] = true
-			names = append(names, name)
-		}
+// change is a forewarn.Change being gathered.
+type change struct {
+	forewarn.Change
+	seen map[string]bool // lowercased names in Scopes
+}
+
+// addScope adds a scope, once.
+func (c *change) addScope(name string) {
+	if name != "" && !c.seen[lower(name)] {
+		c.seen[lower(name)] = true
+		c.Scopes = append(c.Scopes, name)
 	}
+}
+
+// empty reports whether nothing a Change reports changed.
+func (c *change) empty() bool { return len(c.Scopes) == 0 && len(c.Meta) == 0 && !c.Campaigns }
+
+// changeOf returns what the etcd events change, each scope and setting
+// once, in the order first seen: the scope of a scope record, the scope of
+// a VM or an event before and after the change (a VM may move), the
+// settings, and whether a campaign changed.
+func (s *Store) changeOf(events []*clientv3.Event) *change {
+	c := &change{seen: map[string]bool{}}
+	add := c.addScope
 	for _, ev := range events {
-		dir, _, ok := strings.Cut(strings.TrimPrefix(string(ev.Kv.Key), s.keys.prefix+"/"), "/")
+		dir, rest, ok := strings.Cut(strings.TrimPrefix(string(ev.Kv.Key), s.keys.prefix+"/"), "/")
 		if !ok {
 			continue
+		}
+		switch {
+		case dir == metaDir && rest != schemaKey && !slices.Contains(c.Meta, rest):
+			c.Meta = append(c.Meta, rest)
+		case dir == dirs[records.Campaigns]:
+			c.Campaigns = true
 		}
 		if ev.Type == clientv3.EventTypePut {
 			add(scopeOf(dir, ev.Kv.Value))
@@ -120,10 +124,10 @@ func (s *Store) scopesOf(events []*clientv3.Event) []string {
 			add(scopeOf(dir, ev.PrevKv.Value))
 		}
 		if dir == dirs[records.Scopes] && ev.Type == clientv3.EventTypeDelete && ev.PrevKv == nil {
-			add(strings.TrimPrefix(string(ev.Kv.Key), s.keys.prefix+"/"+dir+"/")) // lowercased, but names match in any case
+			add(rest) // lowercased, but names match in any case
 		}
 	}
-	return names
+	return c
 }
 
 // scopeOf returns the scope a record of the directory dir belongs to, or ""

@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"context"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -9,20 +10,21 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// nextChange returns the next batch of scope names of a watch, failing the
-// test if none comes within a few seconds.
-func nextChange(tb testing.TB, ch <-chan []string) []string {
+// nextChange returns the next change of a watch, scopes sorted, failing
+// the test if none comes within a few seconds.
+func nextChange(tb testing.TB, ch <-chan forewarn.Change) forewarn.Change {
 	tb.Helper()
 	select {
-	case names, ok := <-ch:
+	case c, ok := <-ch:
 		if !ok {
 			tb.Fatal("watch channel closed")
 		}
-		return names
+		slices.Sort(c.Scopes)
+		return c
 	case <-time.After(5 * time.Second): // a guard, not a wait: the change comes first
 		tb.Fatal("no change reported within 5s")
 	}
-	return nil
+	return forewarn.Change{}
 }
 
 func TestWatchSeesOtherWriter(t *testing.T) {
@@ -38,35 +40,34 @@ func TestWatchSeesOtherWriter(t *testing.T) {
 	steps := []struct {
 		name string
 		fn   func(forewarn.Tx) error
-		want []string
+		want forewarn.Change
 	}{
-		{"create scope", func(tx forewarn.Tx) error { return tx.PutScope(&forewarn.Scope{Name: "Web", Incarnation: 1}) }, []string{"Web"}},
-		{"create VM", func(tx forewarn.Tx) error { return tx.PutVM(&forewarn.VM{Name: "web-0", Scope: "Web"}) }, []string{"Web"}},
+		{"create scope", func(tx forewarn.Tx) error { return tx.PutScope(&forewarn.Scope{Name: "Web", Incarnation: 1}) }, forewarn.Change{Scopes: []string{"Web"}}},
+		{"create VM", func(tx forewarn.Tx) error { return tx.PutVM(&forewarn.VM{Name: "web-0", Scope: "Web"}) }, forewarn.Change{Scopes: []string{"Web"}}},
 		{"move VM", func(tx forewarn.Tx) error {
 			if err := tx.PutScope(&forewarn.Scope{Name: "db", Incarnation: 1}); err != nil {
 				return err
 			}
 			return tx.PutVM(&forewarn.VM{Name: "web-0", Scope: "db"})
-		}, []string{"Web", "db"}},
-		{"event", func(tx forewarn.Tx) error { return tx.PutEvent(&forewarn.Event{ID: "e1", Scope: "db"}) }, []string{"db"}},
-		{"delete event", func(tx forewarn.Tx) error { return tx.DeleteEvent("e1") }, []string{"db"}},
-		{"meta only", func(tx forewarn.Tx) error { return tx.PutMeta("k", []byte("v")) }, nil},
+		}, forewarn.Change{Scopes: []string{"Web", "db"}}},
+		{"event", func(tx forewarn.Tx) error { return tx.PutEvent(&forewarn.Event{ID: "e1", Scope: "db"}) }, forewarn.Change{Scopes: []string{"db"}}},
+		{"delete event", func(tx forewarn.Tx) error { return tx.DeleteEvent("e1") }, forewarn.Change{Scopes: []string{"db"}}},
+		{"setting", func(tx forewarn.Tx) error { return tx.PutMeta("k", []byte("v")) }, forewarn.Change{Meta: []string{"k"}}},
+		{"campaign", func(tx forewarn.Tx) error {
+			return tx.PutCampaign(&forewarn.Campaign{ID: "c1", State: forewarn.CampaignRunning})
+		}, forewarn.Change{Campaigns: true}},
 		{"delete VM and scope", func(tx forewarn.Tx) error {
 			if err := tx.DeleteVM("web-0"); err != nil {
 				return err
 			}
 			return tx.DeleteScope("WEB")
-		}, []string{"Web", "db"}},
+		}, forewarn.Change{Scopes: []string{"Web", "db"}}},
 	}
 	for _, st := range steps {
 		update(st.fn)
-		if st.want == nil {
-			continue // nothing is sent; the next step's batch must not contain it
-		}
 		got := nextChange(t, ch)
-		slices.Sort(got)
-		if !slices.Equal(got, st.want) {
-			t.Errorf("%s: watch sent %q, want %q", st.name, got, st.want)
+		if !reflect.DeepEqual(got, st.want) {
+			t.Errorf("%s: watch sent %+v, want %+v", st.name, got, st.want)
 		}
 	}
 }

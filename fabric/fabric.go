@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
@@ -60,6 +61,8 @@ type Fabric struct {
 	// of their commits.
 	mu        sync.Mutex
 	publisher forewarn.Publisher
+	// published holds the scopes published, by lowercased name.
+	published map[string]string
 	wake      chan struct{}
 
 	enabling enabling
@@ -91,14 +94,15 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	f := &Fabric{
-		cfg:      cfg,
-		store:    cfg.Store,
-		clock:    cfg.Clock,
-		log:      cfg.Logger.With("component", "fabric"),
-		metrics:  newMetrics(cfg.Registerer),
-		wake:     make(chan struct{}, 1),
-		enabling: newEnabling(),
-		acts:     actuations{running: map[string]bool{}},
+		cfg:       cfg,
+		store:     cfg.Store,
+		clock:     cfg.Clock,
+		log:       cfg.Logger.With("component", "fabric"),
+		metrics:   newMetrics(cfg.Registerer),
+		wake:      make(chan struct{}, 1),
+		published: map[string]string{},
+		enabling:  newEnabling(),
+		acts:      actuations{running: map[string]bool{}},
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -156,12 +160,14 @@ func (f *Fabric) update(ctx context.Context, fn func(*txn) error) error {
 // publisher and the metrics.
 func (f *Fabric) publish(t *txn) {
 	for _, name := range t.removed {
+		delete(f.published, strings.ToLower(name))
 		f.metrics.setScope(name, nil)
 		if f.publisher != nil {
 			f.publisher.RemoveScope(name)
 		}
 	}
 	for _, snap := range t.snapshots {
+		f.published[strings.ToLower(snap.Scope.Name)] = snap.Scope.Name
 		f.metrics.setScope(snap.Scope.Name, snap.Events)
 		if f.publisher != nil {
 			f.publisher.PublishScope(snap)
@@ -182,31 +188,9 @@ func (f *Fabric) PublishTo(ctx context.Context, p forewarn.Publisher) error {
 	return f.publishAll(ctx)
 }
 
-// publishAll publishes every scope; f.mu is held.
+// publishAll publishes every scope, the chaos rules and the campaigns'
+// metrics, and removes the scopes published before that are gone; f.mu is
+// held.
 func (f *Fabric) publishAll(ctx context.Context) error {
-	t := &txn{}
-	err := f.view(ctx, func(tx forewarn.Tx) error {
-		scopes, err := tx.Scopes()
-		if err != nil {
-			return err
-		}
-		t = newTxn(tx, f.clock.Now(), f.cfg.HistoryKeep)
-		for _, s := range scopes {
-			t.touch(s.Name)
-		}
-		rules, err := chaosRules(tx, t.now)
-		t.chaos = &rules
-		if err != nil {
-			return err
-		}
-		if t.campaigns, err = tx.Campaigns(); err != nil {
-			return err
-		}
-		return t.collect()
-	})
-	if err != nil {
-		return fmt.Errorf("load state: %w", err)
-	}
-	f.publish(t)
-	return nil
+	return f.refreshLocked(ctx, forewarn.Change{All: true})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/forewarn/forewarn"
 )
@@ -29,9 +31,9 @@ func (f *Fabric) follow(ctx context.Context) <-chan struct{} {
 	f.mu.Unlock()
 	go func() {
 		defer close(done)
-		for scopes := range changes {
-			if err := f.refresh(ctx, scopes); err != nil && ctx.Err() == nil {
-				f.log.Error("refresh changed scopes", "scopes", scopes, "err", err)
+		for c := range changes {
+			if err := f.refresh(ctx, c); err != nil && ctx.Err() == nil {
+				f.log.Error("refresh what other replicas changed", "scopes", c.Scopes, "all", c.All, "err", err)
 			}
 			select {
 			case f.wake <- struct{}{}:
@@ -42,15 +44,33 @@ func (f *Fabric) follow(ctx context.Context) <-chan struct{} {
 	return done
 }
 
-// refresh reads and publishes the current state of the scopes, removing
-// the ones that are gone. Snapshots older than what the endpoint serves
-// (the fabric's own commits may come back later) are ignored there.
-func (f *Fabric) refresh(ctx context.Context, scopes []string) error {
+// refresh reads and publishes the current state of what changed: the
+// scopes, removing the ones that are gone, the chaos rules and the
+// campaigns' metrics. Snapshots older than what the endpoint serves (the
+// fabric's own commits may come back later) are ignored there.
+func (f *Fabric) refresh(ctx context.Context, c forewarn.Change) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	return f.refreshLocked(ctx, c)
+}
+
+// refreshLocked is refresh with f.mu held. With c.All it reads every scope
+// stored or published.
+func (f *Fabric) refreshLocked(ctx context.Context, c forewarn.Change) error {
 	var t *txn
 	err := f.view(ctx, func(tx forewarn.Tx) error {
 		t = newTxn(tx, f.clock.Now(), f.cfg.HistoryKeep)
+		scopes := c.Scopes
+		if c.All {
+			stored, err := tx.Scopes()
+			if err != nil {
+				return err
+			}
+			scopes = slices.Collect(maps.Values(f.published))
+			for _, s := range stored {
+				scopes = append(scopes, s.Name)
+			}
+		}
 		for _, name := range scopes {
 			_, err := tx.Scope(name)
 			switch {
@@ -62,10 +82,23 @@ func (f *Fabric) refresh(ctx context.Context, scopes []string) error {
 				t.touch(name)
 			}
 		}
+		if c.All || slices.Contains(c.Meta, metaChaos) {
+			rules, err := chaosRules(tx, t.now)
+			if err != nil {
+				return err
+			}
+			t.chaos = &rules
+		}
+		if c.All || c.Campaigns {
+			var err error
+			if t.campaigns, err = tx.Campaigns(); err != nil {
+				return err
+			}
+		}
 		return t.collect()
 	})
 	if err != nil {
-		return fmt.Errorf("refresh scopes: %w", err)
+		return fmt.Errorf("refresh: %w", err)
 	}
 	f.publish(t)
 	return nil
