@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 
@@ -22,23 +23,43 @@ func (o *serveOptions) loadFleet() (*fleetfile.File, error) {
 }
 
 // applyFleet applies the --fleet file, without pruning, and logs what it
-// changed.
+// changed. Replicas that start together race to create the same scopes and
+// VMs: the loser of a race (ErrConflict) plans again against what the
+// winner made. Each lost race is over one scope or VM another replica
+// made, which the next plan sees: the same conflict twice is a real one,
+// and there are at most as many races as the file declares scopes and VMs.
 func applyFleet(ctx context.Context, fleet forewarn.Fleet, file *fleetfile.File, log *slog.Logger) error {
 	if file == nil {
 		return nil
 	}
-	changes, err := fleetfile.Apply(ctx, fleet, file, false)
-	counts := map[string]int{}
-	for _, c := range changes {
-		counts[c.Action]++
-		if c.Action != fleetfile.ActionUnchanged {
-			log.Info("fleet", "change", c.String())
+	created, attempts := 0, 1+len(file.Scopes)+len(file.VMs)
+	for _, sc := range file.Scopes {
+		attempts += len(sc.VMs)
+	}
+	lastConflict := ""
+	for attempt := 1; ; attempt++ {
+		changes, err := fleetfile.Apply(ctx, fleet, file, false)
+		unchanged := 0
+		for _, c := range changes {
+			switch c.Action {
+			case fleetfile.ActionUnchanged:
+				unchanged++
+			case fleetfile.ActionCreate:
+				created++
+				fallthrough
+			default:
+				log.Info("fleet", "change", c.String())
+			}
+		}
+		switch {
+		case err == nil:
+			log.Info("fleet applied", "file", file.Name, "created", created, "unchanged", unchanged)
+			return nil
+		case errors.Is(err, forewarn.ErrConflict) && attempt < attempts && err.Error() != lastConflict:
+			lastConflict = err.Error()
+			log.Info("fleet changed while applying the file; planning again", "err", err)
+		default:
+			return fmt.Errorf("--fleet: %w", oneLine(err))
 		}
 	}
-	if err != nil {
-		return fmt.Errorf("--fleet: %w", oneLine(err))
-	}
-	log.Info("fleet applied", "file", file.Name,
-		"created", counts[fleetfile.ActionCreate], "unchanged", counts[fleetfile.ActionUnchanged])
-	return nil
 }
