@@ -20,6 +20,7 @@ type metrics struct {
 	campaignInFlight  *prometheus.GaugeVec
 	campaignEnd       *prometheus.GaugeVec
 	store             *prometheus.HistogramVec
+	leader            prometheus.Gauge
 
 	mu     sync.Mutex
 	scopes map[string][]*forewarn.Event
@@ -63,11 +64,15 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "forewarn_campaign_estimated_end_timestamp_seconds",
 			Help: "When each running campaign should finish (Unix time); 0 once it has ended.",
 		}, []string{"campaign"}),
+		leader: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "forewarn_leader",
+			Help: "1 while this replica runs the time-driven work, else 0.",
+		}),
 		scopes: map[string][]*forewarn.Event{},
 	}
 	if reg != nil {
 		reg.MustRegister(m.created, m.started, m.ended, m.approvals, m.inFlight, m.store, m.actuationFailures,
-			m.campaignDomains, m.campaignInFlight, m.campaignEnd)
+			m.campaignDomains, m.campaignInFlight, m.campaignEnd, m.leader)
 	}
 	return m
 }

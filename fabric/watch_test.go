@@ -7,6 +7,8 @@ import (
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/bolt"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // watchedStore is a bbolt store that reports the changes the test sends,
@@ -32,16 +34,15 @@ func (s *watchedStore) Watch(ctx context.Context) <-chan forewarn.Change {
 	return out
 }
 
-// awaitPublished polls until ok holds of the recorder, failing after five
-// seconds.
-func awaitPublished(tb testing.TB, r *recorder, what string, ok func() bool) {
+// await polls until ok holds, failing after five seconds.
+func await(tb testing.TB, what string, ok func() bool) {
 	tb.Helper()
 	deadline := time.Now().Add(5 * time.Second)
 	for !ok() {
 		if time.Now().After(deadline) {
-			tb.Fatalf("%s: not published within five seconds", what)
+			tb.Fatalf("%s: not within five seconds", what)
 		}
-		time.Sleep(5 * time.Millisecond) // the fabric's follower publishes in its goroutine
+		time.Sleep(5 * time.Millisecond) // the fabric works in its own goroutines
 	}
 }
 
@@ -71,14 +72,14 @@ func TestFollowOtherWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	store.changes <- forewarn.Change{Scopes: []string{"web"}}
-	awaitPublished(t, pub, "the new VM", func() bool { s := pub.snapshot("web"); return s != nil && len(s.VMs) == 1 })
+	await(t, "the new VM", func() bool { s := pub.snapshot("web"); return s != nil && len(s.VMs) == 1 })
 
 	if _, err := h.f.AddChaos(h.ctx, forewarn.ChaosSpec{Status: 500, Fraction: 1, For: forewarn.Duration(time.Hour)}); err != nil {
 		t.Fatal(err)
 	}
 	store.changes <- forewarn.Change{Meta: []string{"enabling"}}
 	store.changes <- forewarn.Change{Meta: []string{metaChaos}}
-	awaitPublished(t, pub, "the chaos rule", func() bool {
+	await(t, "the chaos rule", func() bool {
 		pub.mu.Lock()
 		defer pub.mu.Unlock()
 		return len(pub.chaos) == 1
@@ -88,8 +89,50 @@ func TestFollowOtherWriters(t *testing.T) {
 		t.Fatal(err)
 	}
 	store.changes <- forewarn.Change{All: true}
-	awaitPublished(t, pub, "the removal of db", func() bool { return pub.snapshot("db") == nil })
+	await(t, "the removal of db", func() bool { return pub.snapshot("db") == nil })
 	if pub.snapshot("web") == nil {
 		t.Error("web was removed too")
 	}
+}
+
+// electedStore is a bbolt store whose election the test decides: Lead
+// returns when the test sends the term's context.
+type electedStore struct {
+	*bolt.Store
+	terms chan context.Context
+}
+
+func (s *electedStore) Lead(ctx context.Context, _ string) (context.Context, func(forewarn.Tx) error, error) {
+	select {
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	case term := <-s.terms:
+		return term, func(forewarn.Tx) error { return nil }, nil
+	}
+}
+
+// TestLeaderMetric: forewarn_leader is 1 exactly while the replica leads.
+func TestLeaderMetric(t *testing.T) {
+	h := mustOpenHarness(t, Config{})
+	store := &electedStore{Store: h.store, terms: make(chan context.Context)}
+	reg := prometheus.NewRegistry()
+	f, err := New(h.ctx, Config{Store: store, Clock: h.clock, Registerer: reg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(h.ctx)
+	ran := make(chan error, 1)
+	go func() { ran <- f.Run(ctx) }()
+	defer func() { cancel(); <-ran }()
+	leading := func(want float64) func() bool {
+		return func() bool { return testutil.ToFloat64(f.metrics.leader) == want }
+	}
+	if !leading(0)() {
+		t.Fatal("forewarn_leader is not 0 before the election")
+	}
+	term, lose := context.WithCancel(h.ctx)
+	store.terms <- term
+	await(t, "forewarn_leader 1 once elected", leading(1))
+	lose()
+	await(t, "forewarn_leader 0 once the lead is lost", leading(0))
 }
