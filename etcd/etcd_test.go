@@ -229,3 +229,70 @@ func TestUpdateErrorOfEtcd(t *testing.T) {
 		t.Fatal("the read in fn succeeded with a cancelled context")
 	}
 }
+
+// TestLargeFleet: a transaction may read far more keys than etcd lets one
+// request compare or fetch (--max-txn-ops, 128 in the embedded etcd), and
+// two writers still cannot lose an update.
+func TestLargeFleet(t *testing.T) {
+	const vms = 150
+	prefix := newPrefix()
+	s := mustOpen(t, prefix)
+	ctx := t.Context()
+	if err := s.Update(ctx, func(tx forewarn.Tx) error {
+		return tx.PutScope(&forewarn.Scope{Name: "big", Incarnation: 1})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range vms {
+		err := s.Update(ctx, func(tx forewarn.Tx) error {
+			if _, err := tx.VMs("big"); err != nil { // reads every VM so far
+				return err
+			}
+			return tx.PutVM(&forewarn.VM{Name: fmt.Sprintf("big-%03d", i), Scope: "big"})
+		})
+		if err != nil {
+			t.Fatalf("VM %d: %v", i, err)
+		}
+	}
+	other := mustOpen(t, prefix)
+	var wg sync.WaitGroup
+	for _, store := range []*Store{s, other} {
+		wg.Go(func() {
+			for range 10 {
+				err := store.Update(ctx, func(tx forewarn.Tx) error {
+					if _, err := tx.VMs("big"); err != nil {
+						return err
+					}
+					sc, err := tx.Scope("big")
+					if err != nil {
+						return err
+					}
+					sc.Incarnation++
+					return tx.PutScope(sc)
+				})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	err := s.View(ctx, func(tx forewarn.Tx) error {
+		list, err := tx.VMs("big")
+		if err != nil {
+			return err
+		}
+		sc, err := tx.Scope("big")
+		if err != nil {
+			return err
+		}
+		if len(list) != vms || sc.Incarnation != 21 {
+			t.Errorf("%d VMs, incarnation %d; want %d and 21", len(list), sc.Incarnation, vms)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

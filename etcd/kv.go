@@ -2,86 +2,31 @@ package etcd
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/concurrency"
 )
 
-// errAborted is what a tx returns once a read of its Update failed; the
-// Update then returns the etcd error itself.
-var errAborted = errors.New("etcd transaction aborted by a failed read")
+// maxReadOps is how many keys one read request asks for: under etcd's
+// default --max-txn-ops (128), which bounds the operations of a request.
+const maxReadOps = 100
 
-// kv is what a tx reads and writes through: the STM of an Update or the
-// snapshot of a View. Every value the store writes is non-empty, so that
-// "" can mean a missing key.
+// kv is what a tx reads and writes through: the snapshot of a View, or the
+// buffered writes of an Update over a snapshot. Every value the store
+// writes is non-empty, so that "" can mean a missing key.
 type kv interface {
 	// get returns the values of keys, missing keys left out, reading the
-	// keys it has not read yet in one round trip.
+	// keys it has not read yet in as few round trips as it can.
 	get(keys ...string) (map[string]string, error)
 	put(key, value string)
 	del(key string)
 }
 
-// stmKV is the kv of an Update, over the STM of one attempt.
-type stmKV struct {
-	stm   concurrency.STM
-	known map[string]bool // keys read or written in this attempt
-	abort any             // the panic of a failed STM read
-}
-
-func newSTMKV(stm concurrency.STM) *stmKV {
-	return &stmKV{stm: stm, known: make(map[string]bool)}
-}
-
-// get reads keys through the STM, fetching the ones it does not know yet in
-// one request. The STM reports a failed read by panicking, which get turns
-// into errAborted; rethrow hands the panic back to the STM afterwards.
-func (s *stmKV) get(keys ...string) (out map[string]string, err error) {
-	if s.abort != nil {
-		return nil, errAborted
-	}
-	defer func() {
-		if r := recover(); r != nil {
-			s.abort, out, err = r, nil, errAborted
-		}
-	}()
-	var fresh []string
-	for _, k := range keys {
-		if !s.known[k] {
-			fresh = append(fresh, k)
-		}
-	}
-	if len(fresh) > 1 {
-		s.stm.Get(fresh...) // one round trip; later Gets hit the read set
-	}
-	out = make(map[string]string, len(keys))
-	for _, k := range keys {
-		s.known[k] = true
-		if v := s.stm.Get(k); v != "" {
-			out[k] = v
-		}
-	}
-	return out, nil
-}
-
-func (s *stmKV) put(key, value string) {
-	s.known[key] = true
-	s.stm.Put(key, value)
-}
-
-func (s *stmKV) del(key string) {
-	s.known[key] = true
-	s.stm.Del(key)
-}
-
-// rethrow re-raises the panic of a failed read, so that the STM stops and
-// returns its error.
-func (s *stmKV) rethrow() {
-	if s.abort != nil {
-		panic(s.abort)
-	}
+// read is a value read, with the revision of its last change (0 if the key
+// is missing).
+type read struct {
+	value  string
+	modRev int64
 }
 
 // snapshot is the kv of a View: reads at the revision of its first read,
@@ -90,43 +35,57 @@ type snapshot struct {
 	client *clientv3.Client
 	ctx    context.Context
 	rev    int64
-	cache  map[string]string // values read, "" for a missing key
+	cache  map[string]read
 }
 
 func (s *snapshot) get(keys ...string) (map[string]string, error) {
-	if s.cache == nil {
-		s.cache = make(map[string]string)
+	if err := s.fetch(keys); err != nil {
+		return nil, err
 	}
-	var ops []clientv3.Op
+	out := make(map[string]string, len(keys))
+	for _, k := range keys {
+		if v := s.cache[k].value; v != "" {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+// fetch reads the keys not cached yet, at most maxReadOps per request, all
+// at the snapshot's revision.
+func (s *snapshot) fetch(keys []string) error {
+	if s.cache == nil {
+		s.cache = make(map[string]read)
+	}
 	var fresh []string
 	for _, k := range keys {
 		if _, ok := s.cache[k]; !ok {
 			fresh = append(fresh, k)
-			ops = append(ops, clientv3.OpGet(k, s.opts()...))
 		}
 	}
-	if len(ops) > 0 {
+	for len(fresh) > 0 {
+		n := min(len(fresh), maxReadOps)
+		ops := make([]clientv3.Op, n)
+		for i, k := range fresh[:n] {
+			ops[i] = clientv3.OpGet(k, s.opts()...)
+		}
 		resp, err := s.client.Txn(s.ctx).Then(ops...).Commit()
 		if err != nil {
-			return nil, fmt.Errorf("read etcd: %w", err)
+			return fmt.Errorf("read etcd: %w", err)
 		}
 		if s.rev == 0 {
 			s.rev = resp.Header.Revision
 		}
 		for i, r := range resp.Responses {
-			s.cache[fresh[i]] = ""
+			got := read{}
 			if kvs := r.GetResponseRange().Kvs; len(kvs) > 0 {
-				s.cache[fresh[i]] = string(kvs[0].Value)
+				got = read{string(kvs[0].Value), kvs[0].ModRevision}
 			}
+			s.cache[fresh[i]] = got
 		}
+		fresh = fresh[n:]
 	}
-	out := make(map[string]string, len(keys))
-	for _, k := range keys {
-		if v := s.cache[k]; v != "" {
-			out[k] = v
-		}
-	}
-	return out, nil
+	return nil
 }
 
 // opts pins reads after the first to its revision.
@@ -139,3 +98,87 @@ func (s *snapshot) opts() []clientv3.OpOption {
 
 func (s *snapshot) put(string, string) { panic("etcd: write through a snapshot") }
 func (s *snapshot) del(string)         { panic("etcd: write through a snapshot") }
+
+// optimistic is the kv of an Update: it reads through a snapshot (its own
+// writes first) and keeps its writes until commit. Every Update writes the
+// guard key, so commit can tell with one comparison whether another Update
+// committed since the snapshot: etcd bounds the comparisons of a request
+// (--max-txn-ops), so comparing every key read would fail on a large
+// fleet.
+type optimistic struct {
+	snapshot
+	writes map[string]string // "" deletes
+	order  []string          // keys in the order first written
+	pinned []string          // keys commit must find as they were read
+}
+
+func newOptimistic(client *clientv3.Client, ctx context.Context) *optimistic {
+	return &optimistic{snapshot: snapshot{client: client, ctx: ctx}, writes: make(map[string]string)}
+}
+
+func (o *optimistic) get(keys ...string) (map[string]string, error) {
+	var unwritten []string
+	for _, k := range keys {
+		if _, ok := o.writes[k]; !ok {
+			unwritten = append(unwritten, k)
+		}
+	}
+	out, err := o.snapshot.get(unwritten...)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if v, ok := o.writes[k]; ok && v != "" {
+			out[k] = v
+		}
+	}
+	return out, nil
+}
+
+func (o *optimistic) put(key, value string) { o.write(key, value) }
+func (o *optimistic) del(key string)        { o.write(key, "") }
+
+func (o *optimistic) write(key, value string) {
+	if _, ok := o.writes[key]; !ok {
+		o.order = append(o.order, key)
+	}
+	o.writes[key] = value
+}
+
+// pin reads key and makes commit fail if it changes (or goes) before then:
+// for keys outside the guard's reach, such as the leader's.
+func (o *optimistic) pin(key string) (string, bool, error) {
+	vals, err := o.snapshot.get(key)
+	if err != nil {
+		return "", false, err
+	}
+	o.pinned = append(o.pinned, key)
+	v, ok := vals[key]
+	return v, ok, nil
+}
+
+// commit writes everything at once if no other Update committed since the
+// snapshot and the pinned keys are unchanged; ok is false if one did.
+func (o *optimistic) commit(guard string) (ok bool, err error) {
+	if err := o.fetch([]string{guard}); err != nil { // pins a revision if nothing was read
+		return false, err
+	}
+	cmps := []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(guard), "=", o.cache[guard].modRev)}
+	for _, k := range o.pinned {
+		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", o.cache[k].modRev))
+	}
+	ops := make([]clientv3.Op, 0, len(o.order)+1)
+	for _, k := range o.order {
+		if v := o.writes[k]; v != "" {
+			ops = append(ops, clientv3.OpPut(k, v))
+		} else {
+			ops = append(ops, clientv3.OpDelete(k))
+		}
+	}
+	ops = append(ops, clientv3.OpPut(guard, fmt.Sprint(o.rev)))
+	resp, err := o.client.Txn(o.ctx).If(cmps...).Then(ops...).Commit()
+	if err != nil {
+		return false, fmt.Errorf("commit to etcd (%d writes): %w", len(ops), err)
+	}
+	return resp.Succeeded, nil
+}

@@ -60,10 +60,17 @@ func (s *Store) leaderPrefix() string { return s.keys.prefix + "/leader" }
 func fence(key, id string) func(forewarn.Tx) error {
 	return func(t forewarn.Tx) error {
 		etx, ok := t.(*tx)
-		if !ok {
-			return fmt.Errorf("leader fence: not a transaction of the etcd store (%T)", t)
+		var kv *optimistic
+		if ok {
+			kv, ok = etx.kv.(*optimistic)
 		}
-		value, found, err := etx.get1(key)
+		if !ok {
+			return fmt.Errorf("leader fence: not an Update of the etcd store (%T)", t)
+		}
+		if err := etx.readable(); err != nil {
+			return fmt.Errorf("leader fence: %w", err)
+		}
+		value, found, err := kv.pin(key)
 		if err != nil {
 			return fmt.Errorf("leader fence: %w", err)
 		}

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/zap"
 
 	"github.com/forewarn/forewarn"
@@ -124,27 +123,29 @@ func (s *Store) View(ctx context.Context, fn func(forewarn.Tx) error) error {
 }
 
 // Update runs fn in an optimistic transaction and commits it if fn returns
-// nil; if another writer changed a key fn read or wrote in the meantime, fn
-// runs again on the new state. fn's own error comes back as it is, and
-// nothing fn wrote is kept. It fails at once if ctx is done.
+// nil; if another Update committed in the meantime (or a key the tx
+// pinned changed), fn runs again on the new state. fn's own error comes
+// back as it is, and nothing fn wrote is kept. It fails at once if ctx is
+// done. One Update writes at most etcd's --max-txn-ops keys (128 by
+// default), its own bookkeeping key included.
 func (s *Store) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("update store: %w", err)
-	}
-	var fnErr error
-	_, err := concurrency.NewSTM(s.client, func(stm concurrency.STM) error {
-		t := newTx(newSTMKV(stm), s.keys, true)
-		fnErr = fn(t)
+	for {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("update store: %w", err)
+		}
+		kv := newOptimistic(s.client, ctx)
+		t := newTx(kv, s.keys, true)
+		err := fn(t)
 		t.close()
-		t.kv.(*stmKV).rethrow() // an etcd error fn saw aborts the STM with it
-		return fnErr
-	}, concurrency.WithAbortContext(ctx), concurrency.WithIsolation(concurrency.SerializableSnapshot))
-	switch {
-	case err == nil:
-		return nil
-	case fnErr != nil && err == fnErr: // fn's own error, by identity
-		return err
-	default:
-		return fmt.Errorf("update store: %w", err)
+		if err != nil {
+			return err
+		}
+		committed, err := kv.commit(s.keys.updateGuard())
+		if err != nil {
+			return fmt.Errorf("update store: %w", err)
+		}
+		if committed {
+			return nil
+		}
 	}
 }

@@ -88,6 +88,10 @@ func (k keys) meta(key string) string { return k.prefix + "/" + metaDir + "/" + 
 // in the order of their numbers.
 func (k keys) history(seq uint64) string { return fmt.Sprintf("%s/history/%020d", k.prefix, seq) }
 
+// updateGuard is the key every Update writes, so that a commit can check
+// that no other Update committed since its reads.
+func (k keys) updateGuard() string { return k.prefix + "/seq/update" }
+
 // historySeq is the key of the last history sequence number.
 func (k keys) historySeq() string { return k.prefix + "/seq/history" }
 
