@@ -112,6 +112,7 @@ func (s *server) waitReady() {
 		}
 		select {
 		case err := <-s.exited:
+			s.exited <- err // for the cleanup
 			s.t.Fatalf("forewarn exited at start: %v\n%s", err, s.log.String())
 		case <-time.After(20 * time.Millisecond):
 		}
