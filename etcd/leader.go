@@ -25,9 +25,9 @@ var _ forewarn.Elector = (*Store)(nil)
 // the transaction: the transaction fails with ErrConflict if the key is
 // gone, and does not commit if the key changes before it does.
 func (s *Store) Lead(ctx context.Context, id string) (context.Context, func(forewarn.Tx) error, error) {
-	grant, err := s.client.Grant(ctx, LeaderTTL)
+	grant, err := s.grant(ctx)
 	if err != nil {
-		return nil, nil, fmt.Errorf("lead: grant lease in %s: %w", s.where, err)
+		return nil, nil, fmt.Errorf("lead: %w", err)
 	}
 	session, err := concurrency.NewSession(s.client, concurrency.WithLease(grant.ID), concurrency.WithTTL(LeaderTTL))
 	if err != nil {
@@ -35,7 +35,9 @@ func (s *Store) Lead(ctx context.Context, id string) (context.Context, func(fore
 		return nil, nil, fmt.Errorf("lead: open session in %s: %w", s.where, err)
 	}
 	election := concurrency.NewElection(session, s.leaderPrefix())
-	if err := election.Campaign(ctx, id); err != nil {
+	// WithRequireLeader: a member cut off from its cluster ends the
+	// campaign's watch, rather than leave it waiting for good.
+	if err := election.Campaign(clientv3.WithRequireLeader(ctx), id); err != nil {
 		s.closeSession(session)
 		return nil, nil, fmt.Errorf("lead: campaign in %s: %w", s.where, err)
 	}
@@ -50,6 +52,18 @@ func (s *Store) Lead(ctx context.Context, id string) (context.Context, func(fore
 		s.closeSession(session)
 	}()
 	return leading, fence(election.Key(), id), nil
+}
+
+// grant grants a lease of LeaderTTL seconds, giving up after that long: a
+// call to a member that went away must not hang the campaign.
+func (s *Store) grant(ctx context.Context) (*clientv3.LeaseGrantResponse, error) {
+	ctx, cancel := context.WithTimeout(ctx, LeaderTTL*time.Second)
+	defer cancel()
+	grant, err := s.client.Grant(ctx, LeaderTTL)
+	if err != nil {
+		return nil, fmt.Errorf("grant lease in %s: %w", s.where, err)
+	}
+	return grant, nil
 }
 
 // leaderPrefix is the prefix of the election's keys.

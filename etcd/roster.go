@@ -48,9 +48,9 @@ func (s *Store) Join(ctx context.Context, r forewarn.Replica) error {
 // joinOnce puts the replica's key on a new lease, unless another lease holds
 // it, and keeps the lease alive until ctx ends or the lease is lost.
 func (s *Store) joinOnce(ctx context.Context, key, value string) error {
-	grant, err := s.client.Grant(ctx, LeaderTTL) // as ctx says; the session's own grant would not
+	grant, err := s.grant(ctx) // bounded; the session's own grant would not be
 	if err != nil {
-		return fmt.Errorf("grant lease in %s: %w", s.where, err)
+		return err
 	}
 	session, err := concurrency.NewSession(s.client, concurrency.WithLease(grant.ID), concurrency.WithTTL(LeaderTTL))
 	if err != nil {

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Installs the programs the tests need beyond Go, from Debian's packages,
-# when they are missing: curl and python3 (the seed examples).
+# when they are missing: curl and python3 (the seed examples), and etcd
+# (etcd-server: the failover test's three-member cluster; not needed when
+# $FOREWARN_ETCD_BIN names an etcd binary).
 set -euo pipefail
 missing=()
 command -v curl >/dev/null || missing+=(curl)
 command -v python3 >/dev/null || missing+=(python3)
+[ -n "${FOREWARN_ETCD_BIN:-}" ] || command -v etcd >/dev/null || missing+=(etcd-server)
 [ ${#missing[@]} -eq 0 ] && exit 0
 sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
 $sudo apt-get update -qq

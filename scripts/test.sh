@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # The project's test command (README, .ci/run): installs what the tests need,
-# then runs gofmt, go vet, every test under the race detector, short fuzz
-# runs, and the seed pages' examples against the real binary.
+# then runs gofmt, go vet, every test under the race detector (with the
+# crash-safety test's 20 kills per store and the failover test on a real
+# three-member etcd), short fuzz runs, and the seed pages' examples against
+# the real binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/deps.sh
+export FOREWARN_REQUIRE_ETCD=1 # deps.sh installed etcd: the failover test must not skip
 
 echo "== gofmt"
 bad=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))
