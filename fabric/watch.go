@@ -12,9 +12,11 @@ import (
 
 // follow keeps the published snapshots current with the changes other
 // replicas make, if the store can be watched: it republishes every scope
-// the store reports changed, and wakes the scheduler, until ctx ends. The
-// returned channel closes when it stops; it is closed at once for a store
-// that cannot be watched.
+// the store reports changed, and wakes the scheduler, until ctx ends. A
+// refresh that fails (the store is out of reach) is tried again, reading
+// everything, every retryAfter until it succeeds. The returned channel
+// closes when it stops; it is closed at once for a store that cannot be
+// watched.
 func (f *Fabric) follow(ctx context.Context) <-chan struct{} {
 	done := make(chan struct{})
 	w, ok := f.store.(forewarn.Watcher)
@@ -23,18 +25,12 @@ func (f *Fabric) follow(ctx context.Context) <-chan struct{} {
 		return done
 	}
 	changes := w.Watch(ctx)
-	// What changed between the last publish and the start of the watch.
-	f.mu.Lock()
-	if err := f.publishAll(ctx); err != nil && ctx.Err() == nil {
-		f.log.Error("refresh after watching the store", "err", err)
-	}
-	f.mu.Unlock()
 	go func() {
 		defer close(done)
+		// What changed between the last publish and the start of the watch.
+		f.refreshUntilDone(ctx, forewarn.Change{All: true})
 		for c := range changes {
-			if err := f.refresh(ctx, c); err != nil && ctx.Err() == nil {
-				f.log.Error("refresh what other replicas changed", "scopes", c.Scopes, "all", c.All, "err", err)
-			}
+			f.refreshUntilDone(ctx, c)
 			select {
 			case f.wake <- struct{}{}:
 			default:
@@ -42,6 +38,24 @@ func (f *Fabric) follow(ctx context.Context) <-chan struct{} {
 		}
 	}()
 	return done
+}
+
+// refreshUntilDone refreshes c, and while that fails, everything, every
+// retryAfter, until it succeeds or ctx ends.
+func (f *Fabric) refreshUntilDone(ctx context.Context, c forewarn.Change) {
+	for {
+		err := f.refresh(ctx, c)
+		if err == nil || ctx.Err() != nil {
+			return
+		}
+		f.log.Error("refresh what other replicas changed; trying again", "scopes", c.Scopes, "all", c.All, "in", retryAfter, "err", err)
+		select {
+		case <-ctx.Done():
+			return
+		case <-f.clock.After(retryAfter):
+		}
+		c = forewarn.Change{All: true}
+	}
 }
 
 // refresh reads and publishes the current state of what changed: the

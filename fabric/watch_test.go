@@ -2,6 +2,8 @@ package fabric
 
 import (
 	"context"
+	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,10 +14,18 @@ import (
 )
 
 // watchedStore is a bbolt store that reports the changes the test sends,
-// as if another replica had made them.
+// as if another replica had made them, and fails the next failViews reads.
 type watchedStore struct {
 	*bolt.Store
-	changes chan forewarn.Change
+	changes   chan forewarn.Change
+	failViews atomic.Int32
+}
+
+func (s *watchedStore) View(ctx context.Context, fn func(forewarn.Tx) error) error {
+	if s.failViews.Add(-1) >= 0 {
+		return errors.New("store out of reach")
+	}
+	return s.Store.View(ctx, fn)
 }
 
 func (s *watchedStore) Watch(ctx context.Context) <-chan forewarn.Change {
@@ -93,6 +103,18 @@ func TestFollowOtherWriters(t *testing.T) {
 	if pub.snapshot("web") == nil {
 		t.Error("web was removed too")
 	}
+
+	// A refresh that fails is tried again until it succeeds.
+	if _, err := h.f.CreateVM(h.ctx, forewarn.VMSpec{Name: "web-1", Scope: "web"}); err != nil {
+		t.Fatal(err)
+	}
+	store.failViews.Store(2)
+	store.changes <- forewarn.Change{Scopes: []string{"web"}}
+	await(t, "the second VM, after failed reads", func() bool {
+		h.clock.Advance(retryAfter)
+		s := pub.snapshot("web")
+		return s != nil && len(s.VMs) == 2
+	})
 }
 
 // electedStore is a bbolt store whose election the test decides: Lead
