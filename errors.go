@@ -25,6 +25,9 @@ var (
 	ErrUnauthorized = errors.New("unauthorized")
 	// ErrSchema: the store was written by a newer release.
 	ErrSchema = errors.New("unsupported store schema")
+	// ErrUnavailable: the store did not answer (etcd out of reach, or
+	// electing a leader); the request may be tried again.
+	ErrUnavailable = errors.New("store unavailable")
 )
 
 // Error is an error meant for the user: Message says what was wrong, Kind is
@@ -50,6 +53,9 @@ func ErrorMessage(err error) string {
 	var e *Error
 	if errors.As(err, &e) {
 		return e.Message
+	}
+	if errors.Is(err, ErrUnavailable) {
+		return "the store is unavailable (etcd out of reach or electing a leader); try again"
 	}
 	return "internal error"
 }

@@ -32,6 +32,9 @@ type Status struct {
 	Leader string `json:"leader"`
 	// Replicas are the replicas alive, sorted by ID.
 	Replicas []Replica `json:"replicas"`
+	// Warning says why Replicas shows only the replica that answered, and
+	// Leader is unknown: the store did not answer.
+	Warning string `json:"warning,omitempty"`
 }
 
 // Roster is a Store whose replicas announce themselves while they run.

@@ -26,6 +26,7 @@ func TestStatusCode(t *testing.T) {
 		{forewarn.Errorf(forewarn.ErrUnauthorized, "no token"), 401},
 		{fmt.Errorf("fabric: operate: %w", forewarn.Errorf(forewarn.ErrLimit, "limit")), 409},
 		{fmt.Errorf("store: %w", forewarn.ErrNotFound), 404},
+		{fmt.Errorf("read etcd: %w (%w)", errors.New("etcdserver: no leader"), forewarn.ErrUnavailable), 503},
 		{forewarn.ErrSchema, 500},
 		{fs.ErrPermission, 500},
 		{errors.New("disk on fire"), 500},
@@ -49,6 +50,7 @@ func TestErrorMapping(t *testing.T) {
 		{forewarn.ErrLimit, 409},
 		{forewarn.ErrInvalid, 400},
 		{forewarn.ErrUnauthorized, 401},
+		{forewarn.ErrUnavailable, 503},
 	}
 	for _, s := range sentinels {
 		t.Run(s.err.Error(), func(t *testing.T) {

@@ -2,9 +2,14 @@ package etcd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"time"
 
+	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/forewarn/forewarn"
 )
 
 // maxReadOps is how many keys one read request asks for: under etcd's
@@ -69,9 +74,9 @@ func (s *snapshot) fetch(keys []string) error {
 		for i, k := range fresh[:n] {
 			ops[i] = clientv3.OpGet(k, s.opts()...)
 		}
-		resp, err := s.client.Txn(s.ctx).Then(ops...).Commit()
+		resp, err := s.read(ops)
 		if err != nil {
-			return fmt.Errorf("read etcd: %w", err)
+			return err
 		}
 		if s.rev == 0 {
 			s.rev = resp.Header.Revision
@@ -86,6 +91,44 @@ func (s *snapshot) fetch(keys []string) error {
 		fresh = fresh[n:]
 	}
 	return nil
+}
+
+// read runs a request of reads, again after an error that only says etcd
+// was electing a leader, up to readAttempts times in all. Reads can be
+// repeated; a commit cannot, as it may have been applied.
+func (s *snapshot) read(ops []clientv3.Op) (*clientv3.TxnResponse, error) {
+	for attempt := 1; ; attempt++ {
+		resp, err := s.client.Txn(s.ctx).Then(ops...).Commit()
+		if err == nil {
+			return resp, nil
+		}
+		if !electing(err) || attempt == readAttempts || s.ctx.Err() != nil {
+			return nil, fmt.Errorf("read etcd: %w (%w)", err, forewarn.ErrUnavailable)
+		}
+		select {
+		case <-s.ctx.Done():
+		case <-time.After(time.Duration(attempt) * readBackoff):
+		}
+	}
+}
+
+// readAttempts and readBackoff say how often and after how long a read
+// is tried again while etcd elects a leader (which takes 1-3 s).
+const (
+	readAttempts = 5
+	readBackoff  = 250 * time.Millisecond
+)
+
+// electing reports whether err says etcd had no leader, or changed it,
+// while it answered.
+func electing(err error) bool {
+	for _, e := range []error{rpctypes.ErrLeaderChanged, rpctypes.ErrNoLeader,
+		rpctypes.ErrTimeoutDueToLeaderFail, rpctypes.ErrTimeout} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
 }
 
 // opts pins reads after the first to its revision.
@@ -178,7 +221,7 @@ func (o *optimistic) commit(guard string) (ok bool, err error) {
 	ops = append(ops, clientv3.OpPut(guard, fmt.Sprint(o.rev)))
 	resp, err := o.client.Txn(o.ctx).If(cmps...).Then(ops...).Commit()
 	if err != nil {
-		return false, fmt.Errorf("commit to etcd (%d writes): %w", len(ops), err)
+		return false, fmt.Errorf("commit to etcd (%d writes): %w (%w)", len(ops), err, forewarn.ErrUnavailable)
 	}
 	return resp.Succeeded, nil
 }

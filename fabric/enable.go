@@ -10,6 +10,11 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
+// storeTimeout bounds the store write a VM's request waits for (enabling,
+// approval): with etcd out of reach, the VM gets an error rather than a
+// request that hangs.
+const storeTimeout = 10 * time.Second
+
 // enableFlushEvery is how often the last request of each scope is stored
 // (DESIGN.md: at most once a minute per scope).
 const enableFlushEvery = time.Minute
@@ -39,6 +44,18 @@ func (e *enabling) lastSeen(key string) time.Time {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.seen[key]
+}
+
+// learnStored records what the store holds of a scope that has enabled
+// Scheduled Events, as a published snapshot shows it, unless a later
+// LastSeen is known: a request to such a scope then needs no store write
+// before its answer.
+func (e *enabling) learnStored(key string, t time.Time) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if t.After(e.stored[key]) {
+		e.stored[key] = t
+	}
 }
 
 func (e *enabling) setStored(key string, t time.Time) {
@@ -94,7 +111,9 @@ func (f *Fabric) enable(ctx context.Context, scope string) error {
 		return nil
 	}
 	first := false
-	err := f.update(ctx, func(t *txn) error {
+	wctx, cancel := context.WithTimeout(ctx, storeTimeout)
+	defer cancel()
+	err := f.update(wctx, func(t *txn) error {
 		s, err := t.Scope(scope)
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -67,6 +68,7 @@ type Fabric struct {
 
 	enabling enabling
 	acts     actuations
+	leading  atomic.Bool // runs the time-driven work
 }
 
 var _ forewarn.Fleet = (*Fabric)(nil)
@@ -168,6 +170,9 @@ func (f *Fabric) publish(t *txn) {
 	}
 	for _, snap := range t.snapshots {
 		f.published[strings.ToLower(snap.Scope.Name)] = snap.Scope.Name
+		if !snap.Scope.EnabledAt.IsZero() {
+			f.enabling.learnStored(strings.ToLower(snap.Scope.Name), snap.Scope.LastSeen)
+		}
 		f.metrics.setScope(snap.Scope.Name, snap.Events)
 		if f.publisher != nil {
 			f.publisher.PublishScope(snap)

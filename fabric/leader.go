@@ -66,8 +66,8 @@ func (f *Fabric) leadOnce(ctx context.Context, el forewarn.Elector) error {
 		return err
 	}
 	f.log.Info("leading the time-driven work", "replica", f.cfg.Replica.ID)
-	f.metrics.leader.Set(1)
-	defer f.metrics.leader.Set(0)
+	f.setLeading(true)
+	defer f.setLeading(false)
 	_ = f.runTicks(withFence(leading, fence), nil) // ends with leading
 	return nil
 }

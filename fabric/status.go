@@ -3,13 +3,19 @@ package fabric
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/forewarn/forewarn"
 )
 
+// rosterTimeout bounds the read of the replicas in Status.
+const rosterTimeout = 3 * time.Second
+
 // Status returns where the state lives and the replicas: with a store that
 // is a forewarn.Roster, every replica announced there; otherwise this
-// replica alone, which leads.
+// replica alone, which leads. If the roster cannot be read within
+// rosterTimeout (etcd out of reach), it shows this replica alone, whether
+// it leads as far as it knows, and a warning.
 func (f *Fabric) Status(ctx context.Context) (*forewarn.Status, error) {
 	status := &forewarn.Status{Store: f.cfg.StoreName, Self: f.cfg.Replica.ID}
 	roster, ok := f.store.(forewarn.Roster)
@@ -19,12 +25,29 @@ func (f *Fabric) Status(ctx context.Context) (*forewarn.Status, error) {
 		status.Leader, status.Replicas = self.ID, []forewarn.Replica{self}
 		return status, nil
 	}
-	replicas, leader, err := roster.Replicas(ctx)
+	rctx, cancel := context.WithTimeout(ctx, rosterTimeout)
+	defer cancel()
+	replicas, leader, err := roster.Replicas(rctx)
 	if err != nil {
-		return nil, fmt.Errorf("status: %w", err)
+		self := f.cfg.Replica
+		self.Leader = f.leading.Load()
+		status.Replicas = []forewarn.Replica{self}
+		status.Warning = fmt.Sprintf("the store did not answer (%v): only this replica is shown", err)
+		return status, nil
 	}
 	status.Leader, status.Replicas = leader, replicas
 	return status, nil
+}
+
+// setLeading records whether this replica runs the time-driven work, for
+// Status and the forewarn_leader metric.
+func (f *Fabric) setLeading(leading bool) {
+	f.leading.Store(leading)
+	if leading {
+		f.metrics.leader.Set(1)
+	} else {
+		f.metrics.leader.Set(0)
+	}
 }
 
 // join announces this replica to the others until ctx ends, if the store is

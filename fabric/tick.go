@@ -121,8 +121,8 @@ func (f *Fabric) Run(ctx context.Context) error {
 	}
 	flush := f.clock.NewTicker(enableFlushEvery)
 	defer flush.Stop()
-	f.metrics.leader.Set(1) // the one replica of its store
-	defer f.metrics.leader.Set(0)
+	f.setLeading(true) // the one replica of its store
+	defer f.setLeading(false)
 	return f.runTicks(ctx, flush.Chan())
 }
 

@@ -158,3 +158,35 @@ func TestLeaderMetric(t *testing.T) {
 	lose()
 	await(t, "forewarn_leader 0 once the lead is lost", leading(0))
 }
+
+// unwritableStore is a bbolt store whose writes fail, as etcd out of reach.
+type unwritableStore struct{ *bolt.Store }
+
+func (unwritableStore) Update(context.Context, func(forewarn.Tx) error) error {
+	return errors.New("store out of reach")
+}
+
+// TestRequestsNeedNoWrite: a request of a VM whose scope has enabled
+// Scheduled Events (as the store shows) is answered without a store write,
+// also by a fabric that has just started; so a replica keeps answering its
+// VMs while etcd is out of reach. A scope that enables needs the write and
+// gets an error, not a hang.
+func TestRequestsNeedNoWrite(t *testing.T) {
+	h := mustOpenHarness(t, Config{})
+	h.scope(forewarn.ScopeSpec{Name: "web"})
+	h.scope(forewarn.ScopeSpec{Name: "db"})
+	if err := h.f.Metadata().Enable(h.ctx, "web"); err != nil {
+		t.Fatal(err)
+	}
+	f, err := New(h.ctx, Config{Store: unwritableStore{h.store}, Clock: h.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(time.Hour)
+	if err := f.Metadata().Enable(h.ctx, "web"); err != nil {
+		t.Errorf("request of an enabled scope on a fresh fabric: %v", err)
+	}
+	if err := f.Metadata().Enable(h.ctx, "db"); err == nil {
+		t.Error("a scope enabled without storing it")
+	}
+}

@@ -32,32 +32,29 @@ func applyFleet(ctx context.Context, fleet forewarn.Fleet, file *fleetfile.File,
 	if file == nil {
 		return nil
 	}
-	created, attempts := 0, 1+len(file.Scopes)+len(file.VMs)
+	declared := len(file.Scopes) + len(file.VMs)
 	for _, sc := range file.Scopes {
-		attempts += len(sc.VMs)
+		declared += len(sc.VMs)
 	}
+	created, attempts := 0, 1+declared
 	lastConflict := ""
 	for attempt := 1; ; attempt++ {
 		changes, err := fleetfile.Apply(ctx, fleet, file, false)
-		unchanged := 0
 		for _, c := range changes {
-			switch c.Action {
-			case fleetfile.ActionUnchanged:
-				unchanged++
-			case fleetfile.ActionCreate:
+			if c.Action == fleetfile.ActionCreate {
 				created++
-				fallthrough
-			default:
+			}
+			if c.Action != fleetfile.ActionUnchanged {
 				log.Info("fleet", "change", c.String())
 			}
 		}
 		switch {
 		case err == nil:
-			log.Info("fleet applied", "file", file.Name, "created", created, "unchanged", unchanged)
+			log.Info("fleet applied", "file", file.Name, "created", created, "unchanged", declared-created)
 			return nil
 		case errors.Is(err, forewarn.ErrConflict) && attempt < attempts && err.Error() != lastConflict:
 			lastConflict = err.Error()
-			log.Info("fleet changed while applying the file; planning again", "err", err)
+			log.Debug("fleet changed while applying the file; planning again", "err", err)
 		default:
 			return fmt.Errorf("--fleet: %w", oneLine(err))
 		}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,10 +53,13 @@ func (o *serveOptions) checkStore() error {
 }
 
 // storeName says where the state lives, for status: the bbolt file or the
-// etcd URL.
+// etcd URL, without a password it may hold.
 func (o *serveOptions) storeName() string {
 	if o.store.usesEtcd() {
-		return o.store.url
+		if u, err := url.Parse(o.store.url); err == nil {
+			return u.Redacted()
+		}
+		return "etcd"
 	}
 	path := filepath.Join(o.dataDir, "forewarn.db")
 	if abs, err := filepath.Abs(path); err == nil {

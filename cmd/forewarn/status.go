@@ -45,7 +45,14 @@ func newStatusCommand() *cobra.Command {
 				if leader == "" {
 					leader = "none (a replica takes over within the lease time)"
 				}
-				fmt.Fprintf(w, "store:    %s\nanswered: %s\nleader:   %s\n\n", status.Store, status.Self, leader)
+				if status.Warning != "" {
+					leader = "unknown"
+				}
+				fmt.Fprintf(w, "store:    %s\nanswered: %s\nleader:   %s\n", status.Store, status.Self, leader)
+				if status.Warning != "" {
+					fmt.Fprintf(w, "warning:  %s\n", status.Warning)
+				}
+				fmt.Fprintln(w)
 				return replicaTable.write(w, status.Replicas)
 			})
 		},
