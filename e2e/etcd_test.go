@@ -33,6 +33,14 @@ func (l *syncLog) String() string {
 // loopback ports, closed on cleanup, and returns its client address.
 func startEtcd(t testing.TB) string {
 	t.Helper()
+	_, addr := startEmbeddedEtcd(t)
+	return addr
+}
+
+// startEmbeddedEtcd is startEtcd that also returns a stop, which the test
+// may call early.
+func startEmbeddedEtcd(t testing.TB) (stop func(), addr string) {
+	t.Helper()
 	client := url.URL{Scheme: "http", Host: freeAddr(t)}
 	peer := url.URL{Scheme: "http", Host: freeAddr(t)}
 	cfg := embed.NewConfig()
@@ -46,7 +54,8 @@ func startEtcd(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("start embedded etcd: %v", err)
 	}
-	t.Cleanup(e.Close)
+	stop = sync.OnceFunc(e.Close)
+	t.Cleanup(stop)
 	select {
 	case <-e.Server.ReadyNotify():
 	case err := <-e.Err():
@@ -54,5 +63,5 @@ func startEtcd(t testing.TB) string {
 	case <-time.After(time.Minute): // a guard, not a wait: ready comes first
 		t.Fatal("embedded etcd not ready after a minute")
 	}
-	return client.Host
+	return stop, client.Host
 }

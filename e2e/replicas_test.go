@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -165,4 +166,41 @@ func completed(ctx context.Context, c *admin.Client, id string) bool {
 		}
 	}
 	return false
+}
+
+// TestEtcdOutOfReach: with etcd gone, a replica goes on answering its VMs
+// from memory, and the admin API and status answer at once or within their
+// bounds, saying the store is unavailable, instead of hanging.
+func TestEtcdOutOfReach(t *testing.T) {
+	dir := t.TempDir()
+	tokenFile, fleetFile := filepath.Join(dir, "token"), filepath.Join(dir, "fleet.yaml")
+	if err := os.WriteFile(tokenFile, []byte("e2e-shared-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fleetFile, []byte(replicaFleet), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stopEtcd, endpoint := startEmbeddedEtcd(t)
+	s := startReplica(t, fmt.Sprintf("etcd://%s/e2e-outage", endpoint), tokenFile, fleetFile, "--replica-id", "hv-a")
+	url := "http://" + s.metaAddr + "/metadata/scheduledevents?api-version=2020-07-01"
+	if code, body := call(t, from(t, "127.0.0.2"), "GET", url, ""); code != 200 {
+		t.Fatalf("GET before the outage: %d %s", code, body)
+	}
+
+	stopEtcd()
+	start := time.Now()
+	if code, body := call(t, from(t, "127.0.0.2"), "GET", url, ""); code != 200 || !strings.Contains(body, `"Events":[]`) {
+		t.Errorf("GET during the outage: %d %s", code, body)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("GET during the outage took %v", took)
+	}
+	st := status(t, s, tokenFile)
+	if st.Warning == "" || len(st.Replicas) != 1 || st.Replicas[0].ID != "hv-a" {
+		t.Errorf("status during the outage: %+v", st)
+	}
+	_, err := s.admin.Scopes(t.Context())
+	if !errors.Is(err, forewarn.ErrUnavailable) {
+		t.Errorf("listing scopes during the outage: %v, want ErrUnavailable (503)", err)
+	}
 }
