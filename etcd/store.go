@@ -89,6 +89,9 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	defer cancel()
 	if err := s.initSchema(checkCtx); err != nil {
 		_ = client.Close()
+		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil, fmt.Errorf("open etcd store %s: etcd did not answer within %v: is it running and reachable? (%w)", where, timeout, err)
+		}
 		return nil, fmt.Errorf("open etcd store %s: %w", where, err)
 	}
 	return s, nil

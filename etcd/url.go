@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/forewarn/forewarn"
@@ -17,7 +18,7 @@ const Scheme = "etcd"
 func ParseURL(raw string) (Config, error) {
 	rest, ok := strings.CutPrefix(raw, Scheme+"://")
 	if !ok {
-		return Config{}, forewarn.Errorf(forewarn.ErrInvalid, "store URL %q does not start with %s://", redact(raw), Scheme)
+		return Config{}, forewarn.Errorf(forewarn.ErrInvalid, "store URL %q does not start with %s://", Redact(raw), Scheme)
 	}
 	hosts, path, _ := strings.Cut(rest, "/")
 	var cfg Config
@@ -30,7 +31,7 @@ func ParseURL(raw string) (Config, error) {
 	for host := range strings.SplitSeq(hosts, ",") {
 		if !validHostPort(host) {
 			return Config{}, forewarn.Errorf(forewarn.ErrInvalid,
-				"store URL %q: endpoint %q is not host:port", redact(raw), host)
+				"store URL %q: endpoint %q is not host:port", Redact(raw), host)
 		}
 		cfg.Endpoints = append(cfg.Endpoints, host)
 	}
@@ -38,7 +39,7 @@ func ParseURL(raw string) (Config, error) {
 	if path = strings.Trim(path, "/"); path != "" {
 		if strings.ContainsAny(path, "?#") {
 			return Config{}, forewarn.Errorf(forewarn.ErrInvalid,
-				"store URL %q: queries and fragments are not supported", redact(raw))
+				"store URL %q: queries and fragments are not supported", Redact(raw))
 		}
 		cfg.Prefix = "/" + path
 	}
@@ -68,16 +69,12 @@ func validHostPort(s string) bool {
 	if strings.HasPrefix(host, "[") != strings.HasSuffix(host, "]") || strings.ContainsAny(host, " /@") {
 		return false
 	}
-	for _, c := range port {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return len(port) <= 5
+	n, err := strconv.Atoi(port)
+	return err == nil && n >= 1 && n <= 65535 && !strings.ContainsAny(port, "+-")
 }
 
-// redact hides the password of a store URL, for messages.
-func redact(raw string) string {
+// Redact hides the password of a store URL, for messages.
+func Redact(raw string) string {
 	rest, ok := strings.CutPrefix(raw, Scheme+"://")
 	if !ok {
 		return raw

@@ -36,6 +36,7 @@ func TestParseURLInvalid(t *testing.T) {
 	for _, raw := range []string{
 		"", "bolt:///var/lib/forewarn", "etcd://", "etcd://host", "etcd://host:", "etcd://:2379",
 		"etcd://h:2379,", "etcd://h:port", "etcd://h:2379/p?x=1", "etcd://:secret@h:1",
+		"etcd://h:99999", "etcd://h:0", "etcd://h:+80",
 	} {
 		_, err := ParseURL(raw)
 		if !errors.Is(err, forewarn.ErrInvalid) {

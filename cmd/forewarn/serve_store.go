@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,10 +55,7 @@ func (o *serveOptions) checkStore() error {
 // etcd URL, without a password it may hold.
 func (o *serveOptions) storeName() string {
 	if o.store.usesEtcd() {
-		if u, err := url.Parse(o.store.url); err == nil {
-			return u.Redacted()
-		}
-		return "etcd"
+		return etcd.Redact(o.store.url)
 	}
 	path := filepath.Join(o.dataDir, "forewarn.db")
 	if abs, err := filepath.Abs(path); err == nil {

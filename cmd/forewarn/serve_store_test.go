@@ -69,3 +69,12 @@ func TestServeEtcdConfig(t *testing.T) {
 		t.Errorf("bad CA: %v", err)
 	}
 }
+
+// TestStoreNameHidesPassword: status shows the store URL without the
+// password it may hold.
+func TestStoreNameHidesPassword(t *testing.T) {
+	o := serveOptions{store: storeOptions{url: "etcd://fw:s3cret@h1:2379,h2:2379/x"}}
+	if got, want := o.storeName(), "etcd://fw:xxxxx@h1:2379,h2:2379/x"; got != want {
+		t.Errorf("storeName() = %q, want %q", got, want)
+	}
+}
