@@ -17,7 +17,6 @@ const (
 // request is what the checks of SPEC.md 1 found out about a request that
 // passed them.
 type request struct {
-	query query
 	// version indexes the path's api-versions (eventVersions or
 	// instanceVersions); unused on /metadata/versions.
 	version int
@@ -39,68 +38,74 @@ type longPoll struct {
 }
 
 // admit runs the checks of SPEC.md 1 after path and method, in order:
-// X-Forwarded-For, Metadata header, query, caller. Chaos and the rate limit
-// (rateLimit) follow.
-func (s *Server) admit(r *http.Request, rt route) (*request, *apiError) {
+// X-Forwarded-For, Metadata header, query, caller, and fills in req, which
+// the caller provides so that it can live on its stack. Chaos and the rate
+// limit (rateLimit) follow.
+func (s *Server) admit(r *http.Request, rt route, req *request) *apiError {
 	if _, ok := r.Header["X-Forwarded-For"]; ok {
-		return nil, errForwarded
+		return errForwarded
 	}
 	if !strings.EqualFold(r.Header.Get("Metadata"), "true") {
-		return nil, errMetadataHeader
+		return errMetadataHeader
 	}
-	q, aerr := parseQuery(r.URL.RawQuery)
-	if aerr != nil {
-		return nil, aerr
+	// The query is a local of its own, apart from req: a small map that
+	// does not escape lives on the stack.
+	q := query{}
+	if aerr := q.parse(r.URL.RawQuery); aerr != nil {
+		return aerr
 	}
-	req := &request{query: q}
-	if aerr := req.parseParams(rt, r.Method); aerr != nil {
-		return nil, aerr
+	if aerr := req.parseParams(rt, r.Method, q); aerr != nil {
+		return aerr
 	}
 	req.addr = remoteAddr(r)
 	c, known := s.lookup(req.addr)
 	if !known && rt != routeVersions {
-		return nil, forbidden(addrText(req.addr, r.RemoteAddr))
+		return forbidden(addrText(req.addr, r.RemoteAddr))
 	}
 	req.caller = c
-	return req, nil
+	return nil
 }
 
-// rateLimit takes a token from the caller's bucket: the last check of
-// SPEC.md 1.
-func (s *Server) rateLimit(r *http.Request, req *request) *apiError {
-	if ok, wait := s.limiter.allow(rateKey(req.caller, req.addr, r.RemoteAddr), s.clock.Now()); !ok {
+// rateLimit takes a token from the bucket of the caller c at addr: the last
+// check of SPEC.md 1. It takes no *request, which would then escape to the
+// heap with the bucket's key.
+func (s *Server) rateLimit(r *http.Request, c caller, addr netip.Addr) *apiError {
+	if s.limiter == nil {
+		return nil
+	}
+	if ok, wait := s.limiter.allow(rateKey(c, addr, r.RemoteAddr), s.clock.Now()); !ok {
 		return tooManyRequests(wait)
 	}
 	return nil
 }
 
 // parseParams checks api-version and the other parameters the route uses.
-func (req *request) parseParams(rt route, method string) *apiError {
+func (req *request) parseParams(rt route, method string, q query) *apiError {
 	switch rt {
 	case routeEvents:
-		v, ok := eventVersionSet.index[req.query["api-version"]]
+		v, ok := eventVersionSet.index[q["api-version"]]
 		if !ok {
 			return badVersion(eventVersionSet)
 		}
 		req.version = v
 		if method == http.MethodGet {
-			return req.parsePoll()
+			return req.parsePoll(q)
 		}
 	case routeInstance:
-		v, ok := instanceVersionSet.index[req.query["api-version"]]
+		v, ok := instanceVersionSet.index[q["api-version"]]
 		if !ok {
 			return badVersion(instanceVersionSet)
 		}
 		req.version = v
-		return req.parseFormat()
+		return req.parseFormat(q)
 	}
 	return nil
 }
 
 // parsePoll reads wait_for_change, last_etag and timeout_sec.
-func (req *request) parsePoll() *apiError {
+func (req *request) parsePoll(q query) *apiError {
 	wait := false
-	if v, ok := req.query["wait_for_change"]; ok {
+	if v, ok := q["wait_for_change"]; ok {
 		switch {
 		case strings.EqualFold(v, "true"):
 			wait = true
@@ -110,14 +115,14 @@ func (req *request) parsePoll() *apiError {
 		}
 	}
 	req.poll.timeout = defaultPollTimeout
-	if v, ok := req.query["timeout_sec"]; ok {
+	if v, ok := q["timeout_sec"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > int(maxPollTimeout/time.Second) {
 			return badRequest("Bad request. timeout_sec must be a whole number of seconds from 1 to 300")
 		}
 		req.poll.timeout = time.Duration(n) * time.Second
 	}
-	if last, ok := req.query["last_etag"]; ok && wait {
+	if last, ok := q["last_etag"]; ok && wait {
 		req.poll.wait = true
 		req.poll.lastTag = opaqueTag(last)
 	}
@@ -134,8 +139,8 @@ func opaqueTag(s string) string {
 }
 
 // parseFormat reads format: json (the default) or text.
-func (req *request) parseFormat() *apiError {
-	f, ok := req.query["format"]
+func (req *request) parseFormat(q query) *apiError {
+	f, ok := q["format"]
 	switch {
 	case !ok || strings.EqualFold(f, "json"):
 	case strings.EqualFold(f, "text"):
@@ -150,7 +155,7 @@ func (req *request) parseFormat() *apiError {
 // address.
 func rateKey(c caller, addr netip.Addr, remote string) string {
 	if c.vm != nil {
-		return "vm:" + strings.ToLower(c.vm.Name)
+		return c.rateKey
 	}
 	return "addr:" + addrText(addr, remote)
 }

@@ -25,17 +25,17 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, req *request)
 		}
 	}
 	st := c.state
-	w.Header().Set("ETag", st.etag)
-	if !req.poll.wait && noneMatch(r.Header.Values("If-None-Match"), st.tag) {
+	w.Header()[headerETag] = st.etagValue
+	if !req.poll.wait && noneMatch(r.Header["If-None-Match"], st.tag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
-	body, err := st.document(req.version)
-	if err != nil {
-		s.internalError(w, r, "render document", err)
+	doc := st.document(req.version)
+	if doc.err != nil {
+		s.internalError(w, r, "render document", doc.err)
 		return
 	}
-	writeBody(w, http.StatusOK, contentTypeJSON, body)
+	writePrepared(w, http.StatusOK, contentTypeJSONValue, doc.length, doc.body)
 }
 
 // enable tells the control plane the caller's scope asked, which may hold
@@ -43,11 +43,9 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, req *request)
 // answered. The caller is then looked up again, since the scope may have
 // changed during the hold; false means the answer has been written.
 func (s *Server) enable(w http.ResponseWriter, r *http.Request, req *request) (caller, bool) {
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
-	stop := context.AfterFunc(s.done, cancel)
-	defer stop()
+	ctx := s.enableContext(r.Context())
 	err := s.meta.Enable(ctx, req.caller.state.scope.Name)
+	s.releaseEnableContext(ctx)
 	switch {
 	case r.Context().Err() != nil:
 		return caller{}, false

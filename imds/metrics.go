@@ -1,7 +1,10 @@
 package imds
 
 import (
+	"maps"
 	"strconv"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -14,6 +17,26 @@ type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
 	chaos    *prometheus.CounterVec
+
+	// WithLabelValues builds and hashes a label list on every call; the
+	// series of each route and status are looked up once and kept here.
+	// series is replaced, never changed, when a new pair is seen (under
+	// seriesMu), so that observe reads it without a lock.
+	seriesMu sync.Mutex
+	series   atomic.Pointer[map[seriesKey]requestSeries]
+}
+
+// seriesKey names the series of one route and status (0: none written).
+type seriesKey struct {
+	route  route
+	status int
+}
+
+// requestSeries is the request counter and latency histogram of a
+// seriesKey.
+type requestSeries struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -57,12 +80,42 @@ func (m *metrics) observe(rt route, status int, took time.Duration) {
 	if m == nil {
 		return
 	}
-	code := "none"
-	if status != 0 {
-		code = strconv.Itoa(status)
+	rs := m.seriesOf(seriesKey{route: rt, status: status})
+	rs.requests.Inc()
+	rs.duration.Observe(took.Seconds())
+}
+
+// seriesOf returns the series of a route and status, looking them up in
+// the vectors the first time.
+func (m *metrics) seriesOf(k seriesKey) requestSeries {
+	if known := m.series.Load(); known != nil {
+		if rs, ok := (*known)[k]; ok {
+			return rs
+		}
 	}
-	m.requests.WithLabelValues(rt.label(), code).Inc()
-	m.duration.WithLabelValues(rt.label()).Observe(took.Seconds())
+	m.seriesMu.Lock()
+	defer m.seriesMu.Unlock()
+	known := m.series.Load()
+	if known != nil {
+		if rs, ok := (*known)[k]; ok {
+			return rs
+		}
+	}
+	code := "none"
+	if k.status != 0 {
+		code = strconv.Itoa(k.status)
+	}
+	rs := requestSeries{
+		requests: m.requests.WithLabelValues(k.route.label(), code),
+		duration: m.duration.WithLabelValues(k.route.label()),
+	}
+	next := make(map[seriesKey]requestSeries, 1)
+	if known != nil {
+		maps.Copy(next, *known)
+	}
+	next[k] = rs
+	m.series.Store(&next)
+	return rs
 }
 
 // observeChaos counts one request hit by a chaos rule.

@@ -86,7 +86,7 @@ func (s *Server) addOwners(st *scopeState) {
 			s.log.Warn("publish: address claimed by two VMs", "address", o.addr,
 				"vm", o.vm.Name, "previous", c.vm.Name)
 		}
-		s.addrs[o.addr] = caller{vm: o.vm, state: st}
+		s.addrs[o.addr] = caller{vm: o.vm, state: st, rateKey: vmRateKey(o.vm)}
 	}
 }
 

@@ -19,6 +19,14 @@ func (q query) has(name string) bool {
 // pieces ("a=1&&b=2") are skipped; a piece without '=' has an empty value.
 func parseQuery(raw string) (query, *apiError) {
 	q := query{}
+	if aerr := q.parse(raw); aerr != nil {
+		return nil, aerr
+	}
+	return q, nil
+}
+
+// parse adds the parameters of a raw query string to q (see parseQuery).
+func (q query) parse(raw string) *apiError {
 	for raw != "" {
 		var piece string
 		piece, raw, _ = strings.Cut(raw, "&")
@@ -28,16 +36,16 @@ func parseQuery(raw string) (query, *apiError) {
 		k, v, _ := strings.Cut(piece, "=")
 		key, err := url.QueryUnescape(k)
 		if err != nil {
-			return nil, errMalformedQuery
+			return errMalformedQuery
 		}
 		value, err := url.QueryUnescape(v)
 		if err != nil {
-			return nil, errMalformedQuery
+			return errMalformedQuery
 		}
 		if q.has(key) {
-			return nil, errDuplicate
+			return errDuplicate
 		}
 		q[key] = value
 	}
-	return q, nil
+	return nil
 }

@@ -93,11 +93,51 @@ func writeError(w http.ResponseWriter, e *apiError) {
 	writeBody(w, e.status, contentTypeJSON, body)
 }
 
+// Header names in canonical form, as keys of an http.Header map. Note
+// "Etag": the canonical form of ETag.
+const (
+	headerContentType   = "Content-Type"
+	headerContentLength = "Content-Length"
+	headerETag          = "Etag"
+)
+
+// Header values built once and assigned straight into the header map, since
+// Header.Set allocates a new []string on every call. They are shared by all
+// requests and never changed: net/http only reads them, and a wrapper that
+// Adds to one gets a copy (a slice literal's capacity is its length).
+var (
+	contentTypeJSONValue = []string{contentTypeJSON}
+	contentTypeTextValue = []string{contentTypeText}
+	longPollValue        = []string{"true"}
+)
+
+// contentTypeValue is the pre-built header value of a content type.
+func contentTypeValue(contentType string) []string {
+	switch contentType {
+	case contentTypeJSON:
+		return contentTypeJSONValue
+	case contentTypeText:
+		return contentTypeTextValue
+	}
+	return []string{contentType}
+}
+
+// lengthValue is the Content-Length header value of a body.
+func lengthValue(body []byte) []string {
+	return []string{strconv.Itoa(len(body))}
+}
+
 // writeBody answers with a status and a body of the given type.
 func writeBody(w http.ResponseWriter, status int, contentType string, body []byte) {
+	writePrepared(w, status, contentTypeValue(contentType), lengthValue(body), body)
+}
+
+// writePrepared answers with a status and a body whose Content-Type and
+// Content-Length header values are given ready-made (see longPollValue).
+func writePrepared(w http.ResponseWriter, status int, contentType, length []string, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", contentType)
-	h.Set("Content-Length", strconv.Itoa(len(body)))
+	h[headerContentType] = contentType
+	h[headerContentLength] = length
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

@@ -30,6 +30,8 @@ const maxBody = 64 << 10
 // Config is what a Server needs.
 type Config struct {
 	// Metadata is the control plane: approvals and enabling. Required.
+	// Its Enable must not keep its ctx once it has returned: the endpoint
+	// may reuse it for a later request (see enableContext).
 	Metadata forewarn.Metadata
 	// Clock times the rate limiter and long-polls; nil means the real clock.
 	Clock forewarn.Clock
@@ -70,6 +72,11 @@ type Server struct {
 	chaos  atomic.Pointer[[]*forewarn.ChaosRule]
 	randMu sync.Mutex
 	rand   func() float64
+
+	// statusWriters and enableContexts recycle the per-request objects
+	// that would otherwise be allocated on every request.
+	statusWriters  sync.Pool // of *httpstatus.Writer
+	enableContexts sync.Pool // of *enableContext
 
 	// done ends at Shutdown.
 	done     context.Context
@@ -127,11 +134,34 @@ func (s *Server) shuttingDown() bool {
 
 // ServeHTTP answers a request to the metadata endpoint.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	start := s.clock.Now()
-	sw := &httpstatus.Writer{ResponseWriter: w}
 	rt, segs := parseRoute(r.URL.Path)
-	defer func() { s.metrics.observe(rt, sw.Status(), s.clock.Now().Sub(start)) }()
+	sw := s.statusWriter(w)
+	defer s.releaseStatusWriter(sw)
+	if s.metrics != nil {
+		// Without metrics the clock is not read: that costs more than a
+		// map lookup.
+		start := s.clock.Now()
+		defer func() { s.metrics.observe(rt, sw.Status(), s.clock.Now().Sub(start)) }()
+	}
 	s.serve(sw, r, rt, segs)
+}
+
+// statusWriter wraps w to record the status answered, reusing a wrapper
+// from an earlier request: a ResponseWriter is not used once ServeHTTP has
+// returned, so its wrapper is free for the next request then.
+func (s *Server) statusWriter(w http.ResponseWriter) *httpstatus.Writer {
+	sw, _ := s.statusWriters.Get().(*httpstatus.Writer)
+	if sw == nil {
+		sw = new(httpstatus.Writer)
+	}
+	*sw = httpstatus.Writer{ResponseWriter: w}
+	return sw
+}
+
+// releaseStatusWriter recycles a wrapper once ServeHTTP is done with it.
+func (s *Server) releaseStatusWriter(sw *httpstatus.Writer) {
+	*sw = httpstatus.Writer{}
+	s.statusWriters.Put(sw)
 }
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route, segs []string) {
@@ -140,33 +170,33 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route, segs []
 		return
 	}
 	if rt == routeEvents {
-		w.Header().Set(longPollHeader, "true")
+		w.Header()[longPollHeader] = longPollValue
 	}
 	if !rt.allows(r.Method) {
 		writeError(w, methodNotAllowed(rt.allow()))
 		return
 	}
-	req, aerr := s.admit(r, rt)
-	if aerr != nil {
+	var req request
+	if aerr := s.admit(r, rt, &req); aerr != nil {
 		writeError(w, aerr)
 		return
 	}
-	if s.injectFault(w, r, rt, req) {
+	if s.injectFault(w, r, rt, &req) {
 		return
 	}
-	if aerr := s.rateLimit(r, req); aerr != nil {
+	if aerr := s.rateLimit(r, req.caller, req.addr); aerr != nil {
 		writeError(w, aerr)
 		return
 	}
 	switch {
 	case rt == routeEvents && r.Method == http.MethodPost:
-		s.postEvents(w, r, req)
+		s.postEvents(w, r, &req)
 	case rt == routeEvents:
-		s.getEvents(w, r, req)
+		s.getEvents(w, r, &req)
 	case rt == routeInstance:
-		s.getInstance(w, req, segs)
+		s.getInstance(w, &req, segs)
 	default:
-		writeBody(w, http.StatusOK, contentTypeJSON, versionsBody)
+		writePrepared(w, http.StatusOK, contentTypeJSONValue, versionsLength, versionsBody)
 	}
 }
 
@@ -191,6 +221,9 @@ var versionsBody = func() []byte {
 	}
 	return b
 }()
+
+// versionsLength is the Content-Length header value of versionsBody.
+var versionsLength = lengthValue(versionsBody)
 
 // remoteAddr is the connection's source address, normalized, or the zero
 // Addr if RemoteAddr is not an address and port.

@@ -3,6 +3,7 @@ package imds
 import (
 	"net/netip"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/forewarn/forewarn"
@@ -15,19 +16,23 @@ type scopeState struct {
 	scope  *forewarn.Scope
 	vms    []*forewarn.VM
 	events []*forewarn.Event
-	// etag is the quoted incarnation, tag its opaque part.
+	// etag is the quoted incarnation, tag its opaque part; etagValue is
+	// the ETag header value (see longPollValue).
 	etag, tag string
+	etagValue []string
 	owners    []owner
 	changed   chan struct{}
 	// docs holds one rendered document per api-version of eventVersions.
 	docs []renderedDoc
 }
 
-// renderedDoc is the document of one api-version, rendered on first use.
+// renderedDoc is the document of one api-version, rendered on first use,
+// with its Content-Length header value.
 type renderedDoc struct {
-	once sync.Once
-	body []byte
-	err  error
+	once   sync.Once
+	body   []byte
+	length []string
+	err    error
 }
 
 // owner says which VM of the scope owns an address.
@@ -40,18 +45,27 @@ type owner struct {
 type caller struct {
 	vm    *forewarn.VM
 	state *scopeState
+	// rateKey names the VM's rate-limit bucket, built once at publish.
+	rateKey string
+}
+
+// vmRateKey is the rate-limit bucket name of a VM: names match
+// case-insensitively.
+func vmRateKey(vm *forewarn.VM) string {
+	return "vm:" + strings.ToLower(vm.Name)
 }
 
 func newScopeState(snap *forewarn.ScopeSnapshot) (*scopeState, []string) {
 	tag := strconv.FormatInt(snap.Scope.Incarnation, 10)
 	st := &scopeState{
-		scope:   snap.Scope,
-		vms:     snap.VMs,
-		events:  snap.Events,
-		tag:     tag,
-		etag:    `"` + tag + `"`,
-		changed: make(chan struct{}),
-		docs:    make([]renderedDoc, len(eventVersions)),
+		scope:     snap.Scope,
+		vms:       snap.VMs,
+		events:    snap.Events,
+		tag:       tag,
+		etag:      `"` + tag + `"`,
+		etagValue: []string{`"` + tag + `"`},
+		changed:   make(chan struct{}),
+		docs:      make([]renderedDoc, len(eventVersions)),
 	}
 	var bad []string
 	for _, vm := range snap.VMs {
@@ -77,9 +91,12 @@ func normalizeAddr(a netip.Addr) netip.Addr {
 }
 
 // document returns the JSON of the scope's events for api-version v,
-// rendering it on first use.
-func (st *scopeState) document(v int) ([]byte, error) {
+// rendering it on first use; it is not to be changed.
+func (st *scopeState) document(v int) *renderedDoc {
 	d := &st.docs[v]
-	d.once.Do(func() { d.body, d.err = renderDocument(st, &eventVersions[v]) })
-	return d.body, d.err
+	d.once.Do(func() {
+		d.body, d.err = renderDocument(st, &eventVersions[v])
+		d.length = lengthValue(d.body)
+	})
+	return d
 }

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs the programs the tests need beyond Go, from Debian's packages,
-# when they are missing: curl and python3 (the seed examples), and etcd
+# when they are missing: curl and python3 (the seed examples), etcd
 # (etcd-server: the failover test's three-member cluster; not needed when
-# $FOREWARN_ETCD_BIN names an etcd binary).
+# $FOREWARN_ETCD_BIN names an etcd binary), and wrk (the load benchmark,
+# scripts/load.sh).
 set -euo pipefail
 missing=()
 command -v curl >/dev/null || missing+=(curl)
 command -v python3 >/dev/null || missing+=(python3)
 [ -n "${FOREWARN_ETCD_BIN:-}" ] || command -v etcd >/dev/null || missing+=(etcd-server)
+command -v wrk >/dev/null || missing+=(wrk)
 [ ${#missing[@]} -eq 0 ] && exit 0
 sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
 $sudo apt-get update -qq

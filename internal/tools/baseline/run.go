@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+)
+
+// options are the command line's flags.
+type options struct {
+	addr string
+	body string
+	etag string
+}
+
+// parseFlags reads the command line.
+func parseFlags(args []string, stderr io.Writer) (options, error) {
+	var o options
+	fs := flag.NewFlagSet("baseline", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "listen on this address (port 0: any free port)")
+	fs.StringVar(&o.body, "body", "", "file of the body to answer (required)")
+	fs.StringVar(&o.etag, "etag", `"1"`, "the ETag header, quotes included")
+	if err := fs.Parse(args); err != nil {
+		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if o.body == "" {
+		return o, errors.New("--body is required")
+	}
+	return o, nil
+}
+
+// run serves until ctx is done, and returns the exit code.
+func run(ctx context.Context, args []string, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "baseline: %v\n", err)
+		return 2
+	}
+	if err := serve(ctx, o, stderr); err != nil {
+		fmt.Fprintf(stderr, "baseline: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// serve reads the body, listens, and answers until ctx is done.
+func serve(ctx context.Context, o options, stderr io.Writer) error {
+	body, err := os.ReadFile(o.body)
+	if err != nil {
+		return fmt.Errorf("read body: %w", err)
+	}
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{Handler: newHandler(body, o.etag), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(stderr, "listening addr=%s\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shut down: %w", err)
+	}
+	return nil
+}
