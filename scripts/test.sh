@@ -2,8 +2,9 @@
 # The project's test command (README, .ci/run): installs what the tests need,
 # then runs gofmt, go vet, every test under the race detector (with the
 # crash-safety test's 20 kills per store and the failover test on a real
-# three-member etcd), short fuzz runs, and the seed pages' examples against
-# the real binary.
+# three-member etcd), short fuzz runs, every benchmark once and a short load
+# run (so that they keep working), and the seed pages' examples against the
+# real binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,6 +28,10 @@ echo "== fuzz (short; FUZZTIME=${FUZZTIME:=100000x})"
 go test ./imds -run '^$' -fuzz '^FuzzPostBody$' -fuzztime "$FUZZTIME"
 go test ./imds -run '^$' -fuzz '^FuzzQuery$' -fuzztime "$FUZZTIME"
 go test ./fleetfile -run '^$' -fuzz '^FuzzParse$' -fuzztime "$FUZZTIME" -fuzzminimizetime 2s
+
+echo "== benchmarks, once each (their numbers are not judged here; see BENCHMARKS.md)"
+go test -run '^$' -bench . -benchtime 1x ./...
+scripts/load.sh --short
 
 echo "== seed examples"
 scripts/seed-examples.sh
