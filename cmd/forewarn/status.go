@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/forewarn/forewarn"
@@ -37,27 +38,32 @@ func newStatusCommand() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				w := cmd.OutOrStdout()
 				if output == outputJSON {
-					return writeJSON(w, status)
+					return writeJSON(cmd.OutOrStdout(), status)
 				}
-				leader := status.Leader
-				if leader == "" {
-					leader = "none (a replica takes over within the lease time)"
-				}
-				if status.Warning != "" {
-					leader = "unknown"
-				}
-				fmt.Fprintf(w, "store:    %s\nanswered: %s\nleader:   %s\n", status.Store, status.Self, leader)
-				if status.Warning != "" {
-					fmt.Fprintf(w, "warning:  %s\n", status.Warning)
-				}
-				fmt.Fprintln(w)
-				return replicaTable.write(w, status.Replicas)
+				return printStatus(cmd.OutOrStdout(), status)
 			})
 		},
 	}
 	addAdminFlags(cmd, a)
 	addOutputFlag(cmd, &output)
 	return cmd
+}
+
+// printStatus writes the store, the replica that answered, the leader, any
+// warning, and a table of the replicas.
+func printStatus(w io.Writer, status *forewarn.Status) error {
+	leader := status.Leader
+	switch {
+	case status.Warning != "":
+		leader = "unknown"
+	case leader == "":
+		leader = "none (a replica takes over within the lease time)"
+	}
+	fmt.Fprintf(w, "store:    %s\nanswered: %s\nleader:   %s\n", status.Store, status.Self, leader)
+	if status.Warning != "" {
+		fmt.Fprintf(w, "warning:  %s\n", status.Warning)
+	}
+	fmt.Fprintln(w)
+	return replicaTable.write(w, status.Replicas)
 }
