@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -81,7 +79,7 @@ func TestCrashSafety(t *testing.T) {
 	t.Run("bolt", func(t *testing.T) {
 		dir, fleet := t.TempDir(), crashFleetFile(t)
 		c := newCrashRun(t, seed, rand.New(rand.NewPCG(seed, 1)), func() *server {
-			s := crashLaunch(t, "--data-dir", dir, "--dev", "--time-scale", strconv.Itoa(crashScale), "--fleet", fleet)
+			s := launch(t, "--data-dir", dir, "--dev", "--time-scale", strconv.Itoa(crashScale), "--fleet", fleet)
 			token, err := os.ReadFile(filepath.Join(dir, "admin.token"))
 			if err != nil {
 				t.Fatal(err)
@@ -98,7 +96,7 @@ func TestCrashSafety(t *testing.T) {
 			t.Fatal(err)
 		}
 		c := newCrashRun(t, seed, rand.New(rand.NewPCG(seed, 2)), func() *server {
-			s := crashLaunch(t, "--store", "etcd://"+endpoint+crashEtcdPath, "--admin-token-file", tokenFile,
+			s := launch(t, "--store", "etcd://"+endpoint+crashEtcdPath, "--admin-token-file", tokenFile,
 				"--dev", "--time-scale", strconv.Itoa(crashScale), "--fleet", fleet)
 			s.admin = admin.NewClient("http://"+s.admAddr, "e2e-crash-token")
 			return s
@@ -162,74 +160,6 @@ func crashVMsOf(scope string) []crashVM {
 		}
 	}
 	return out
-}
-
-// crashLaunch starts forewarn serve with args, as launch does, but on
-// ports outside the range the kernel gives outgoing connections: a run
-// restarts the server dozens of times while the test and the servers open
-// and close hundreds of connections from 127.0.0.1, any of which could
-// take a port freeAddr found free before the server binds it. A server
-// that still finds a port taken is started again on others.
-func crashLaunch(t *testing.T, args ...string) *server {
-	t.Helper()
-	for attempt := 1; ; attempt++ {
-		s, err := crashTryLaunch(t, args)
-		if err == nil {
-			return s
-		}
-		if attempt == 5 || !strings.Contains(err.Error(), "address already in use") {
-			t.Fatal(err)
-		}
-	}
-}
-
-// crashTryLaunch starts forewarn serve once and waits until its admin API
-// answers; the caller sets s.admin. It is killed at the end of the test
-// if still running.
-func crashTryLaunch(t *testing.T, args []string) (*server, error) {
-	s := &server{t: t, metaAddr: crashAddr(t), admAddr: crashAddr(t), exited: make(chan error, 1), log: &syncLog{}}
-	s.cmd = exec.Command(binary, append([]string{"serve", "--metadata-addr", s.metaAddr,
-		"--admin-addr", s.admAddr, "--rate-limit", "0"}, args...)...)
-	s.cmd.Stderr = s.log
-	if err := s.cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start forewarn: %w", err)
-	}
-	go func() { s.exited <- s.cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = s.cmd.Process.Kill()
-		s.exited <- <-s.exited // for whoever waits next
-		if t.Failed() {
-			t.Logf("server log:\n%s", s.log.String())
-		}
-	})
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
-		resp, err := http.Get("http://" + s.admAddr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			return s, nil
-		}
-		select {
-		case err := <-s.exited:
-			s.exited <- err
-			return nil, fmt.Errorf("forewarn exited at start: %v\n%s", err, s.log.String())
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return nil, fmt.Errorf("forewarn never answered on %s\n%s", s.admAddr, s.log.String())
-}
-
-// crashAddr returns a loopback address with a port nobody listens on, below
-// the kernel's range for outgoing connections (32768 and up by default).
-func crashAddr(t *testing.T) string {
-	for range 100 {
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(12000)))
-		if err == nil {
-			defer ln.Close()
-			return ln.Addr().String()
-		}
-	}
-	t.Fatal("no free port from 20000 to 31999")
-	return ""
 }
 
 // crashLeaseRevoker returns what the etcd run does after each kill: most

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -50,15 +51,21 @@ type server struct {
 	admin    *admin.Client
 }
 
-// freeAddr returns a loopback address with a port nobody listens on.
+// freeAddr returns a loopback address with a port nobody listens on, below
+// the kernel's range for outgoing connections (32768 and up by default):
+// the tests open and close many connections from 127.0.0.1, any of which
+// could take a port from that range before the server binds it.
 func freeAddr(t testing.TB) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", 20000+rand.IntN(12000)))
+		if err == nil {
+			defer ln.Close()
+			return ln.Addr().String()
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	t.Fatal("no free port from 20000 to 31999")
+	return ""
 }
 
 // startServer starts forewarn serve on dataDir and waits until its admin
@@ -76,10 +83,24 @@ func startServer(t testing.TB, dataDir string, extra ...string) *server {
 }
 
 // launch starts forewarn serve with extra flags on free loopback addresses
-// and waits until its admin API answers; the caller sets s.admin. It is
+// and waits until its admin API answers; the caller sets s.admin. A server
+// that finds a port taken after all is started again on others. It is
 // killed at the end of the test if still running.
 func launch(t testing.TB, extra ...string) *server {
 	t.Helper()
+	for attempt := 1; ; attempt++ {
+		s, err := tryLaunch(t, extra)
+		if err == nil {
+			return s
+		}
+		if attempt == 5 || !strings.Contains(err.Error(), "address already in use") {
+			t.Fatal(err)
+		}
+	}
+}
+
+// tryLaunch is one attempt of launch.
+func tryLaunch(t testing.TB, extra []string) (*server, error) {
 	s := &server{t: t, metaAddr: freeAddr(t), admAddr: freeAddr(t),
 		exited: make(chan error, 1), log: &syncLog{}}
 	args := append([]string{"serve", "--metadata-addr", s.metaAddr,
@@ -87,7 +108,7 @@ func launch(t testing.TB, extra ...string) *server {
 	s.cmd = exec.Command(binary, args...)
 	s.cmd.Stderr = s.log
 	if err := s.cmd.Start(); err != nil {
-		t.Fatalf("start forewarn: %v", err)
+		return nil, fmt.Errorf("start forewarn: %w", err)
 	}
 	go func() { s.exited <- s.cmd.Wait() }()
 	t.Cleanup(func() {
@@ -97,27 +118,25 @@ func launch(t testing.TB, extra ...string) *server {
 			t.Logf("server log:\n%s", s.log.String())
 		}
 	})
-	s.waitReady()
-	return s
+	return s, s.waitReady()
 }
 
-func (s *server) waitReady() {
-	s.t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+// waitReady waits until the admin API answers, or the server exits.
+func (s *server) waitReady() error {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
 		resp, err := http.Get("http://" + s.admAddr + "/healthz")
 		if err == nil {
 			resp.Body.Close()
-			return
+			return nil
 		}
 		select {
 		case err := <-s.exited:
 			s.exited <- err // for the cleanup
-			s.t.Fatalf("forewarn exited at start: %v\n%s", err, s.log.String())
+			return fmt.Errorf("forewarn exited at start: %v\n%s", err, s.log.String())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	s.t.Fatalf("forewarn never answered on %s\n%s", s.admAddr, s.log.String())
+	return fmt.Errorf("forewarn never answered on %s\n%s", s.admAddr, s.log.String())
 }
 
 // stop sends sig and returns the process's exit error.
