@@ -25,14 +25,9 @@ var _ forewarn.Elector = (*Store)(nil)
 // the transaction: the transaction fails with ErrConflict if the key is
 // gone, and does not commit if the key changes before it does.
 func (s *Store) Lead(ctx context.Context, id string) (context.Context, func(forewarn.Tx) error, error) {
-	grant, err := s.grant(ctx)
+	session, err := s.session(ctx)
 	if err != nil {
 		return nil, nil, fmt.Errorf("lead: %w", err)
-	}
-	session, err := concurrency.NewSession(s.client, concurrency.WithLease(grant.ID), concurrency.WithTTL(LeaderTTL))
-	if err != nil {
-		s.revoke(grant.ID)
-		return nil, nil, fmt.Errorf("lead: open session in %s: %w", s.where, err)
 	}
 	election := concurrency.NewElection(session, s.leaderPrefix())
 	// WithRequireLeader: a member cut off from its cluster ends the
@@ -54,16 +49,23 @@ func (s *Store) Lead(ctx context.Context, id string) (context.Context, func(fore
 	return leading, fence(election.Key(), id), nil
 }
 
-// grant grants a lease of LeaderTTL seconds, giving up after that long: a
-// call to a member that went away must not hang the campaign.
-func (s *Store) grant(ctx context.Context) (*clientv3.LeaseGrantResponse, error) {
-	ctx, cancel := context.WithTimeout(ctx, LeaderTTL*time.Second)
+// session opens a session that keeps a new lease of LeaderTTL seconds
+// alive. The grant gives up after that long (the session's own grant would
+// wait for good): a call to a member that went away must not hang a
+// campaign or an announcement.
+func (s *Store) session(ctx context.Context) (*concurrency.Session, error) {
+	gctx, cancel := context.WithTimeout(ctx, LeaderTTL*time.Second)
 	defer cancel()
-	grant, err := s.client.Grant(ctx, LeaderTTL)
+	grant, err := s.client.Grant(gctx, LeaderTTL)
 	if err != nil {
 		return nil, fmt.Errorf("grant lease in %s: %w", s.where, err)
 	}
-	return grant, nil
+	session, err := concurrency.NewSession(s.client, concurrency.WithLease(grant.ID), concurrency.WithTTL(LeaderTTL))
+	if err != nil {
+		s.revoke(grant.ID)
+		return nil, fmt.Errorf("open session in %s: %w", s.where, err)
+	}
+	return session, nil
 }
 
 // leaderPrefix is the prefix of the election's keys.

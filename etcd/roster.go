@@ -10,7 +10,6 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.etcd.io/etcd/client/v3/concurrency"
 
 	"github.com/forewarn/forewarn"
 )
@@ -48,14 +47,9 @@ func (s *Store) Join(ctx context.Context, r forewarn.Replica) error {
 // joinOnce puts the replica's key on a new lease, unless another lease holds
 // it, and keeps the lease alive until ctx ends or the lease is lost.
 func (s *Store) joinOnce(ctx context.Context, key, value string) error {
-	grant, err := s.grant(ctx) // bounded; the session's own grant would not be
+	session, err := s.session(ctx)
 	if err != nil {
 		return err
-	}
-	session, err := concurrency.NewSession(s.client, concurrency.WithLease(grant.ID), concurrency.WithTTL(LeaderTTL))
-	if err != nil {
-		s.revoke(grant.ID)
-		return fmt.Errorf("open session in %s: %w", s.where, err)
 	}
 	defer s.closeSession(session)
 	resp, err := s.client.Txn(ctx).
