@@ -30,6 +30,13 @@ type Tx interface {
 	// VMs returns the VMs of scope, or of every scope if scope is "",
 	// ordered by name.
 	VMs(scope string) ([]*VM, error)
+	// ScanVMs calls fn with the VMs of scope, or of every scope if scope is
+	// "", in name order (case-insensitively), beginning after the name
+	// after ("" for the first), until fn returns false. It reads a VM only
+	// when fn asks for it, so that a page of a large fleet costs a page.
+	ScanVMs(scope, after string, fn func(*VM) bool) error
+	// VMsAt returns the VMs that have the address, ordered by name.
+	VMsAt(address string) ([]*VM, error)
 	PutVM(vm *VM) error
 	DeleteVM(name string) error
 

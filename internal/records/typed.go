@@ -96,3 +96,23 @@ func (t Tx) PutCampaign(c *forewarn.Campaign) error {
 func oldestFirst(ta time.Time, ia string, tb time.Time, ib string) int {
 	return cmp.Or(ta.Compare(tb), cmp.Compare(ia, ib))
 }
+
+// ScanVMs calls fn with the VMs of scope, or of every scope if scope is "",
+// in name order, beginning after the name after, until fn returns false.
+func (t Tx) ScanVMs(scope, after string, fn func(*forewarn.VM) bool) error {
+	vms, err := t.VMs(scope)
+	if err != nil {
+		return err
+	}
+	for _, vm := range vms {
+		if key(vm.Name) > key(after) && !fn(vm) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// VMsAt returns the VMs that have the address, ordered by name.
+func (t Tx) VMsAt(address string) ([]*forewarn.VM, error) {
+	return list(t, VMs, func(vm *forewarn.VM) bool { return slices.Contains(vm.Addresses, address) })
+}
