@@ -1,6 +1,7 @@
 package bolt
 
 import (
+	"bytes"
 	"fmt"
 
 	"go.etcd.io/bbolt"
@@ -8,12 +9,15 @@ import (
 	"github.com/forewarn/forewarn/internal/records"
 )
 
-// buckets maps each kind of record to its bucket.
+// buckets maps each kind of record, and each index, to its bucket.
 var buckets = map[records.Kind][]byte{
-	records.Scopes:    scopesBucket,
-	records.VMs:       vmsBucket,
-	records.Events:    eventsBucket,
-	records.Campaigns: campaignsBucket,
+	records.Scopes:        scopesBucket,
+	records.VMs:           vmsBucket,
+	records.Events:        eventsBucket,
+	records.Campaigns:     campaignsBucket,
+	records.VMsByScope:    vmsByScopeBucket,
+	records.EventsByScope: eventsByScopeBucket,
+	records.VMsByAddress:  vmsByAddressBucket,
 }
 
 var _ records.Raw = (*tx)(nil)
@@ -37,18 +41,38 @@ func (t *tx) RawGet(k records.Kind, key string) ([]byte, bool, error) {
 	return data, data != nil, nil
 }
 
-// RawList reads every record of a kind, in key order.
-func (t *tx) RawList(k records.Kind) ([][]byte, error) {
+// RawGetMany reads records one by one: bbolt reads memory.
+func (t *tx) RawGetMany(k records.Kind, keys []string) ([][]byte, error) {
 	b, err := t.kindBucket(k)
 	if err != nil {
 		return nil, err
 	}
-	var out [][]byte
-	err = b.ForEach(func(_, data []byte) error {
-		out = append(out, data)
-		return nil
-	})
-	return out, err
+	out := make([][]byte, len(keys))
+	for i, key := range keys {
+		out[i] = b.Get([]byte(key))
+	}
+	return out, nil
+}
+
+// RawScan walks the records of a kind whose keys begin with prefix, after
+// the key after, with a cursor.
+func (t *tx) RawScan(k records.Kind, prefix, after string,
+	fn func(key string, data []byte) (bool, error)) error {
+	b, err := t.kindBucket(k)
+	if err != nil {
+		return err
+	}
+	c := b.Cursor()
+	key, data := c.Seek([]byte(max(prefix, after)))
+	if after != "" && string(key) == after {
+		key, data = c.Next()
+	}
+	for ; key != nil && bytes.HasPrefix(key, []byte(prefix)); key, data = c.Next() {
+		if more, err := fn(string(key), data); err != nil || !more {
+			return err
+		}
+	}
+	return nil
 }
 
 // RawPut writes a record.

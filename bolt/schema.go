@@ -8,11 +8,15 @@ import (
 	"go.etcd.io/bbolt"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/records"
 )
 
 // SchemaVersion is the version of the file layout this release writes and
 // reads. Open refuses a file with a higher version.
-const SchemaVersion = 1
+//
+// Version 2 added the buckets of the indexes, which opening a version 1
+// file builds.
+const SchemaVersion = 2
 
 // The buckets of the file, and the meta key of the schema version.
 var (
@@ -23,7 +27,12 @@ var (
 	historyBucket   = []byte("history")
 	campaignsBucket = []byte("campaigns")
 
-	allBuckets = [][]byte{metaBucket, scopesBucket, vmsBucket, eventsBucket, historyBucket, campaignsBucket}
+	vmsByScopeBucket    = []byte("vms-by-scope")
+	eventsByScopeBucket = []byte("events-by-scope")
+	vmsByAddressBucket  = []byte("vms-by-address")
+
+	allBuckets = [][]byte{metaBucket, scopesBucket, vmsBucket, eventsBucket, historyBucket, campaignsBucket,
+		vmsByScopeBucket, eventsByScopeBucket, vmsByAddressBucket}
 
 	schemaKey = []byte("schema-version")
 )
@@ -31,48 +40,75 @@ var (
 // errNotEmpty stops the scan of isEmpty at the first bucket.
 var errNotEmpty = errors.New("not empty")
 
-// initSchema writes the schema version and buckets into a new file, or
-// checks the version of an existing one.
+// initSchema writes the schema version and buckets into a new file,
+// checks the version of an existing one, and upgrades an older one.
 func (s *Store) initSchema() error {
 	return s.db.Update(func(btx *bbolt.Tx) error {
-		created, err := checkSchema(btx)
+		found, err := checkSchema(btx)
 		if err != nil {
 			return err
 		}
 		if err := createBuckets(btx); err != nil {
 			return err
 		}
-		if created {
+		switch {
+		case found == 0:
 			s.logger.Info("created store", "path", s.path, "schema", SchemaVersion)
-		} else {
-			s.logger.Debug("opened store", "path", s.path, "schema", SchemaVersion)
+			return writeSchema(btx)
+		case found < SchemaVersion:
+			s.logger.Info("upgrading store", "path", s.path, "from", found, "to", SchemaVersion)
+			if err := buildIndexes(btx); err != nil {
+				return fmt.Errorf("upgrade store from schema %d: %w", found, err)
+			}
+			return writeSchema(btx)
 		}
+		s.logger.Debug("opened store", "path", s.path, "schema", SchemaVersion)
 		return nil
 	})
 }
 
-// checkSchema returns nil if the file has the version this release knows,
-// and writes that version into an empty file (created is then true).
-func checkSchema(btx *bbolt.Tx) (created bool, err error) {
+// checkSchema returns the schema version of the file, 0 if it is empty, or
+// an error if it is not one this release knows.
+func checkSchema(btx *bbolt.Tx) (int, error) {
 	meta := btx.Bucket(metaBucket)
 	if meta == nil || meta.Get(schemaKey) == nil {
 		if !isEmpty(btx) {
-			return false, forewarn.Errorf(forewarn.ErrSchema,
+			return 0, forewarn.Errorf(forewarn.ErrSchema,
 				"store has data but no schema version; it was not written by forewarn")
 		}
-		return true, writeSchema(btx)
+		return 0, nil
 	}
 	raw := string(meta.Get(schemaKey))
 	found, err := strconv.Atoi(raw)
 	if err != nil || found < 1 {
-		return false, forewarn.Errorf(forewarn.ErrSchema, "store schema version %q is not valid", raw)
+		return 0, forewarn.Errorf(forewarn.ErrSchema, "store schema version %q is not valid", raw)
 	}
 	if found > SchemaVersion {
-		return false, forewarn.Errorf(forewarn.ErrSchema,
+		return 0, forewarn.Errorf(forewarn.ErrSchema,
 			"store schema version %d is newer than this release supports (%d); run a newer forewarn",
 			found, SchemaVersion)
 	}
-	return false, nil
+	return found, nil
+}
+
+// buildIndexes writes the index entries of every VM and event, for a file
+// of schema 1, which had no indexes.
+func buildIndexes(btx *bbolt.Tx) error {
+	for _, k := range []records.Kind{records.VMs, records.Events} {
+		err := btx.Bucket(buckets[k]).ForEach(func(key, data []byte) error {
+			entries, err := records.IndexEntries(k, string(key), data)
+			for _, e := range entries {
+				if err == nil {
+					err = btx.Bucket(buckets[e.Index]).Put([]byte(e.Key), []byte(e.Member))
+				}
+			}
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("index %ss: %w", k, err)
+		}
+	}
+	return nil
 }
 
 // isEmpty reports whether the file has no bucket at all.

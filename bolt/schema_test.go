@@ -29,15 +29,15 @@ func schemaVersion(t *testing.T, s *Store) string {
 func TestSchemaWrittenAndKept(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "forewarn.db")
 	s := mustOpenPath(t, path, Options{})
-	if v := schemaVersion(t, s); v != "1" {
-		t.Fatalf("schema version of a new store = %q, want 1", v)
+	if v := schemaVersion(t, s); v != "2" {
+		t.Fatalf("schema version of a new store = %q, want 2", v)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	s = mustOpenPath(t, path, Options{})
-	if v := schemaVersion(t, s); v != "1" {
-		t.Fatalf("schema version after reopen = %q, want 1", v)
+	if v := schemaVersion(t, s); v != "2" {
+		t.Fatalf("schema version after reopen = %q, want 2", v)
 	}
 }
 
@@ -45,8 +45,8 @@ func TestSchemaInitializesEmptyBoltFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "forewarn.db")
 	rawUpdate(t, path, func(*bbolt.Tx) error { return nil })
 	s := mustOpenPath(t, path, Options{})
-	if v := schemaVersion(t, s); v != "1" {
-		t.Fatalf("schema version = %q, want 1", v)
+	if v := schemaVersion(t, s); v != "2" {
+		t.Fatalf("schema version = %q, want 2", v)
 	}
 }
 
@@ -56,8 +56,8 @@ func TestSchemaRefused(t *testing.T) {
 		setup func(tx *bbolt.Tx) error
 		says  []string
 	}{
-		{"newer", setVersion("2"), []string{"version 2", "supports (1)"}},
-		{"much newer", setVersion("17"), []string{"version 17", "supports (1)"}},
+		{"newer", setVersion("3"), []string{"version 3", "supports (2)"}},
+		{"much newer", setVersion("17"), []string{"version 17", "supports (2)"}},
 		{"not a number", setVersion("one"), []string{`"one"`, "not valid"}},
 		{"zero", setVersion("0"), []string{`"0"`, "not valid"}},
 		{"no version", setVersion(""), []string{"no schema version"}},
@@ -118,7 +118,64 @@ func TestSchemaVersionIsReserved(t *testing.T) {
 	if !errors.Is(err, forewarn.ErrInvalid) {
 		t.Fatalf("PutMeta(schema-version) = %v, want ErrInvalid", err)
 	}
-	if v := schemaVersion(t, s); v != "1" {
-		t.Fatalf("schema version = %q, want 1", v)
+	if v := schemaVersion(t, s); v != "2" {
+		t.Fatalf("schema version = %q, want 2", v)
+	}
+}
+
+// TestSchemaUpgradeBuildsIndexes opens a file as schema 1 wrote it, with
+// no index buckets, and finds its VMs and events through the indexes.
+func TestSchemaUpgradeBuildsIndexes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "forewarn.db")
+	rawUpdate(t, path, func(tx *bbolt.Tx) error {
+		records := map[string]map[string]string{
+			"meta":   {"schema-version": "1"},
+			"scopes": {"web": `{"name":"Web","incarnation":4}`, "db": `{"name":"db"}`},
+			"vms": {
+				"web-0": `{"name":"web-0","scope":"Web","addresses":["127.0.0.5"]}`,
+				"web-1": `{"name":"Web-1","scope":"web"}`,
+				"db-0":  `{"name":"db-0","scope":"db","addresses":["127.0.0.6","127.0.0.7"]}`,
+			},
+			"events":    {"e1": `{"id":"e1","scope":"web","resources":["web-0"]}`},
+			"history":   {},
+			"campaigns": {},
+		}
+		for bucket, kvs := range records {
+			b, err := tx.CreateBucket([]byte(bucket))
+			for k, v := range kvs {
+				if err == nil {
+					err = b.Put([]byte(k), []byte(v))
+				}
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	s := mustOpenPath(t, path, Options{})
+	if v := schemaVersion(t, s); v != "2" {
+		t.Fatalf("schema version after upgrade = %q, want 2", v)
+	}
+	var web, at []*forewarn.VM
+	var events []*forewarn.Event
+	err := s.View(t.Context(), func(tx forewarn.Tx) error {
+		var err1, err2, err3 error
+		web, err1 = tx.VMs("WEB")
+		at, err2 = tx.VMsAt("127.0.0.7")
+		events, err3 = tx.Events("web")
+		return errors.Join(err1, err2, err3)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(web) != 2 || web[0].Name != "web-0" || web[1].Name != "Web-1" {
+		t.Errorf("VMs(WEB) after upgrade = %v, want web-0 and Web-1", web)
+	}
+	if len(at) != 1 || at[0].Name != "db-0" {
+		t.Errorf("VMsAt(127.0.0.7) after upgrade = %v, want db-0", at)
+	}
+	if len(events) != 1 || events[0].ID != "e1" {
+		t.Errorf("Events(web) after upgrade = %v, want e1", events)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -23,6 +24,9 @@ type kv interface {
 	// get returns the values of keys, missing keys left out, reading the
 	// keys it has not read yet in as few round trips as it can.
 	get(keys ...string) (map[string]string, error)
+	// scan calls fn with the keys from from up to end (excluded) and their
+	// values, in key order, until fn returns false or an error.
+	scan(from, end string, fn func(key, value string) (bool, error)) error
 	put(key, value string)
 	del(key string)
 }
@@ -92,6 +96,34 @@ func (s *snapshot) fetch(keys []string) error {
 	}
 	return nil
 }
+
+// scan reads the range a page at a time, every page at the snapshot's
+// revision.
+func (s *snapshot) scan(from, end string, fn func(key, value string) (bool, error)) error {
+	for {
+		opts := append([]clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(scanPage)}, s.opts()...)
+		resp, err := s.read([]clientv3.Op{clientv3.OpGet(from, opts...)})
+		if err != nil {
+			return err
+		}
+		if s.rev == 0 {
+			s.rev = resp.Header.Revision
+		}
+		page := resp.Responses[0].GetResponseRange()
+		for _, kv := range page.Kvs {
+			if more, err := fn(string(kv.Key), string(kv.Value)); err != nil || !more {
+				return err
+			}
+		}
+		if !page.More || len(page.Kvs) == 0 {
+			return nil
+		}
+		from = string(page.Kvs[len(page.Kvs)-1].Key) + "\x00"
+	}
+}
+
+// scanPage is how many keys one range read returns.
+const scanPage = 500
 
 // read runs a request of reads, again after an error that only says etcd
 // was electing a leader, up to readAttempts times in all. Reads can be
@@ -176,6 +208,55 @@ func (o *optimistic) get(keys ...string) (map[string]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// scan merges the transaction's own writes in the range into the
+// snapshot's keys: a written key shows its new value, a deleted one is left
+// out.
+func (o *optimistic) scan(from, end string, fn func(key, value string) (bool, error)) error {
+	var written []string
+	for k := range o.writes {
+		if k >= from && k < end {
+			written = append(written, k)
+		}
+	}
+	slices.Sort(written)
+	stopped := false
+	// emit passes the written keys before key (all if key is ""), then
+	// reports whether the scan goes on.
+	emit := func(key string) (bool, error) {
+		for len(written) > 0 && (key == "" || written[0] < key) {
+			k := written[0]
+			written = written[1:]
+			if v := o.writes[k]; v != "" {
+				if more, err := fn(k, v); err != nil || !more {
+					stopped = true
+					return false, err
+				}
+			}
+		}
+		return true, nil
+	}
+	err := o.snapshot.scan(from, end, func(key, value string) (bool, error) {
+		if more, err := emit(key); err != nil || !more {
+			return false, err
+		}
+		if v, ok := o.writes[key]; ok {
+			written = written[1:] // key itself, the first written key left
+			if v == "" {
+				return true, nil
+			}
+			value = v
+		}
+		more, err := fn(key, value)
+		stopped = !more
+		return more, err
+	})
+	if err != nil || stopped {
+		return err
+	}
+	_, err = emit("")
+	return err
 }
 
 func (o *optimistic) put(key, value string) { o.write(key, value) }

@@ -3,18 +3,23 @@ package etcd
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
+	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/forewarn/forewarn/internal/records"
 )
 
-// dirs maps each kind of record to the directory of its keys, which also
-// names its index.
+// dirs maps each kind of record, and each index, to the directory of its
+// keys.
 var dirs = map[records.Kind]string{
-	records.Scopes:    "scopes",
-	records.VMs:       "vms",
-	records.Events:    "events",
-	records.Campaigns: "campaigns",
+	records.Scopes:        "scopes",
+	records.VMs:           "vms",
+	records.Events:        "events",
+	records.Campaigns:     "campaigns",
+	records.VMsByScope:    "vms-by-scope",
+	records.EventsByScope: "events-by-scope",
+	records.VMsByAddress:  "vms-by-address",
 }
 
 var _ records.Raw = (*tx)(nil)
@@ -25,52 +30,56 @@ func (t *tx) RawGet(k records.Kind, key string) ([]byte, bool, error) {
 	return []byte(data), ok, err
 }
 
-// RawList reads every record of a kind, in the order of its index, inside
-// the transaction's conflict checks.
-func (t *tx) RawList(k records.Kind) ([][]byte, error) {
-	members, err := readIndex[string](t, dirs[k])
-	if err != nil {
+// RawGetMany reads records, a hundred keys per request.
+func (t *tx) RawGetMany(k records.Kind, names []string) ([][]byte, error) {
+	if err := t.readable(); err != nil {
 		return nil, err
 	}
-	recordKeys := make([]string, len(members))
-	for i, name := range members {
+	recordKeys := make([]string, len(names))
+	for i, name := range names {
 		recordKeys[i] = t.keys.record(dirs[k], name)
 	}
 	vals, err := t.kv.get(recordKeys...)
 	if err != nil {
 		return nil, err
 	}
-	out := make([][]byte, len(recordKeys))
+	out := make([][]byte, len(names))
 	for i, key := range recordKeys {
-		data, ok := vals[key]
-		if !ok {
-			return nil, fmt.Errorf("index lists %q but its record is missing", members[i])
+		if data, ok := vals[key]; ok {
+			out[i] = []byte(data)
 		}
-		out[i] = []byte(data)
 	}
 	return out, nil
 }
 
-// RawPut writes a record, adding a new key to the kind's index.
+// RawScan reads the keys of a kind that begin with prefix, after the key
+// after, with range reads at the transaction's revision. The transaction's
+// conflict check covers them: every Update writes the guard key.
+func (t *tx) RawScan(k records.Kind, prefix, after string,
+	fn func(key string, data []byte) (bool, error)) error {
+	if err := t.readable(); err != nil {
+		return err
+	}
+	dir := t.keys.prefix + "/" + dirs[k] + "/"
+	from := dir + prefix
+	if after != "" {
+		from = max(from, dir+after+"\x00")
+	}
+	return t.kv.scan(from, clientv3.GetPrefixRangeEnd(dir+prefix), func(key, value string) (bool, error) {
+		return fn(strings.TrimPrefix(key, dir), []byte(value))
+	})
+}
+
+// RawPut writes a record.
 func (t *tx) RawPut(k records.Kind, key string, data []byte) error {
 	if err := t.canWrite(); err != nil {
 		return err
 	}
-	recordKey := t.keys.record(dirs[k], key)
-	_, exists, err := t.get1(recordKey)
-	if err != nil {
-		return err
-	}
-	if !exists {
-		if err := t.addToIndex(dirs[k], key); err != nil {
-			return err
-		}
-	}
-	t.kv.put(recordKey, string(data))
+	t.kv.put(t.keys.record(dirs[k], key), string(data))
 	return nil
 }
 
-// RawDelete deletes a record and its entry in the index, if there is one.
+// RawDelete deletes a record, if there is one.
 func (t *tx) RawDelete(k records.Kind, key string) (bool, error) {
 	if err := t.canWrite(); err != nil {
 		return false, err
@@ -80,14 +89,12 @@ func (t *tx) RawDelete(k records.Kind, key string) (bool, error) {
 	if err != nil || !exists {
 		return false, err
 	}
-	if err := t.removeFromIndex(dirs[k], key); err != nil {
-		return false, err
-	}
 	t.kv.del(recordKey)
 	return true, nil
 }
 
-// readIndex reads the index of a kind; an unset index is empty.
+// readIndex reads a JSON index, such as the history's; an unset index is
+// empty.
 func readIndex[E any](t *tx, dir string) ([]E, error) {
 	data, ok, err := t.get1(t.keys.index(dir))
 	if err != nil || !ok {
@@ -100,7 +107,7 @@ func readIndex[E any](t *tx, dir string) ([]E, error) {
 	return members, nil
 }
 
-// writeIndex replaces the index of a kind.
+// writeIndex replaces a JSON index.
 func writeIndex[E any](t *tx, dir string, members []E) error {
 	if members == nil {
 		members = []E{} // "[]", not "null": values are never empty
@@ -111,30 +118,4 @@ func writeIndex[E any](t *tx, dir string, members []E) error {
 	}
 	t.kv.put(t.keys.index(dir), string(data))
 	return nil
-}
-
-// addToIndex inserts name into the sorted index of a kind.
-func (t *tx) addToIndex(dir, name string) error {
-	members, err := readIndex[string](t, dir)
-	if err != nil {
-		return err
-	}
-	i, found := slices.BinarySearch(members, name)
-	if found {
-		return nil
-	}
-	return writeIndex(t, dir, slices.Insert(members, i, name))
-}
-
-// removeFromIndex removes name from the sorted index of a kind.
-func (t *tx) removeFromIndex(dir, name string) error {
-	members, err := readIndex[string](t, dir)
-	if err != nil {
-		return err
-	}
-	i, found := slices.BinarySearch(members, name)
-	if !found {
-		return nil
-	}
-	return writeIndex(t, dir, slices.Delete(members, i, i+1))
 }

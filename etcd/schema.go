@@ -13,36 +13,44 @@ import (
 
 // SchemaVersion is the version of the key layout this release writes and
 // reads. Open refuses a prefix with a higher version.
-const SchemaVersion = 1
+//
+// Version 2 replaced the JSON list of each kind's names with index keys
+// (the VMs and events of each scope, the VMs of each address) and range
+// reads; opening a version 1 prefix upgrades it.
+const SchemaVersion = 2
 
 // schemaKey is the meta key of the schema version.
 const schemaKey = "schema-version"
 
 // initSchema writes the schema version under an empty prefix, or checks the
-// version of a used one. Two stores opening an empty prefix at once agree:
-// the version is written only if absent, and the loser checks it.
-func (s *Store) initSchema(ctx context.Context) error {
+// version of a used one, which it returns. Two stores opening an empty
+// prefix at once agree: the version is written only if absent, and the
+// loser checks it.
+func (s *Store) initSchema(ctx context.Context) (int, error) {
 	for range 3 {
 		resp, err := s.client.Txn(ctx).Then(
 			clientv3.OpGet(s.keys.meta(schemaKey)),
 			clientv3.OpGet(s.keys.prefix+"/", clientv3.WithPrefix(), clientv3.WithCountOnly()),
 		).Commit()
 		if err != nil {
-			return fmt.Errorf("read schema version: %w", err)
+			return 0, fmt.Errorf("read schema version: %w", err)
 		}
 		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
 			return checkSchema(string(kvs[0].Value))
 		}
 		if resp.Responses[1].GetResponseRange().Count > 0 {
-			return forewarn.Errorf(forewarn.ErrSchema,
+			return 0, forewarn.Errorf(forewarn.ErrSchema,
 				"store has data but no schema version; it was not written by forewarn")
 		}
 		created, err := s.writeSchema(ctx)
-		if err != nil || created {
-			return err
+		if err != nil {
+			return 0, err
+		}
+		if created {
+			return SchemaVersion, nil
 		}
 	}
-	return fmt.Errorf("schema version keeps changing under prefix %s", s.keys.prefix)
+	return 0, fmt.Errorf("schema version keeps changing under prefix %s", s.keys.prefix)
 }
 
 // writeSchema writes the schema version if there is none; created is false
@@ -62,17 +70,17 @@ func (s *Store) writeSchema(ctx context.Context) (created bool, err error) {
 	return resp.Succeeded, nil
 }
 
-// checkSchema returns nil if stored is a version this release knows.
-func checkSchema(stored string) error {
+// checkSchema returns the version stored if this release knows it.
+func checkSchema(stored string) (int, error) {
 	raw := strings.TrimPrefix(stored, metaMarker)
 	found, err := strconv.Atoi(raw)
 	if err != nil || found < 1 {
-		return forewarn.Errorf(forewarn.ErrSchema, "store schema version %q is not valid", raw)
+		return 0, forewarn.Errorf(forewarn.ErrSchema, "store schema version %q is not valid", raw)
 	}
 	if found > SchemaVersion {
-		return forewarn.Errorf(forewarn.ErrSchema,
+		return 0, forewarn.Errorf(forewarn.ErrSchema,
 			"store schema version %d is newer than this release supports (%d); run a newer forewarn",
 			found, SchemaVersion)
 	}
-	return nil
+	return found, nil
 }

@@ -87,12 +87,19 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	s := &Store{client: client, keys: keys{prefix}, where: where, logger: logger.With("component", "store")}
 	checkCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	if err := s.initSchema(checkCtx); err != nil {
+	found, err := s.initSchema(checkCtx)
+	if err != nil {
 		_ = client.Close()
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return nil, fmt.Errorf("open etcd store %s: etcd did not answer within %v: is it running and reachable? (%w)", where, timeout, err)
 		}
 		return nil, fmt.Errorf("open etcd store %s: %w", where, err)
+	}
+	if found < SchemaVersion {
+		if err := s.upgrade(ctx, found); err != nil {
+			_ = client.Close()
+			return nil, fmt.Errorf("open etcd store %s: upgrade from schema %d: %w", where, found, err)
+		}
 	}
 	return s, nil
 }

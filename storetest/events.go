@@ -13,6 +13,7 @@ var eventTests = []testCase{
 	{"Event/Delete", testEventDelete},
 	{"Event/ByScope", testEventsByScope},
 	{"Event/Invalid", testEventInvalid},
+	{"Event/MovesScope", testEventMovesScope},
 }
 
 const (
@@ -84,4 +85,19 @@ func testEventInvalid(t *testing.T, s forewarn.Store) {
 		err := s.Update(t.Context(), func(tx forewarn.Tx) error { return tx.PutEvent(e) })
 		assertKind(t, err, forewarn.ErrInvalid)
 	}
+}
+
+// testEventMovesScope checks that an event written into another scope, or
+// deleted, leaves the listing of its old scope.
+func testEventMovesScope(t *testing.T, s forewarn.Store) {
+	put(t, s, newEvent(eventA, "web", t0, "web-0"), newEvent(eventB, "web", t0.Add(time.Second), "web-1"))
+	put(t, s, newEvent(eventA, "DB", t0, "db-0"))
+	ids := func(scope string) []string {
+		events := read(t, s, func(tx forewarn.Tx) ([]*forewarn.Event, error) { return tx.Events(scope) })
+		return names(events, func(e *forewarn.Event) string { return e.ID })
+	}
+	assertEqual(t, "Events(web) after the move", ids("web"), []string{eventB})
+	assertEqual(t, "Events(db) after the move", ids("db"), []string{eventA})
+	update(t, s, func(tx forewarn.Tx) error { return tx.DeleteEvent(eventA) })
+	assertEqual(t, "Events(db) after delete", len(ids("db")), 0)
 }

@@ -14,6 +14,7 @@ var txTests = []testCase{
 	{"Tx/CommitVisible", testCommitVisible},
 	{"Tx/RollbackOnError", testRollbackOnError},
 	{"Tx/ReadsOwnWrites", testReadsOwnWrites},
+	{"Tx/ScansOwnWrites", testScansOwnWrites},
 	{"Tx/ViewCannotWrite", testViewCannotWrite},
 	{"Tx/CancelledContext", testCancelledContext},
 	{"Tx/ConcurrentUpdates", testConcurrentUpdates},
@@ -107,6 +108,31 @@ func testRollbackOnError(t *testing.T, s forewarn.Store) {
 	assertState(t, s, state{
 		scopes: []*forewarn.Scope{scope}, vms: []*forewarn.VM{vm}, events: []*forewarn.Event{event}, meta: "before",
 	})
+}
+
+// testScansOwnWrites checks that a listing in an Update merges the
+// Update's writes into what was stored, in order, and stops where asked.
+func testScansOwnWrites(t *testing.T, s forewarn.Store) {
+	put(t, s, newVM("a", "x"), newVM("c", "x"), newVM("e", "y"))
+	var all, x, firstTwo []string
+	update(t, s, func(tx forewarn.Tx) error {
+		errs := []error{tx.PutVM(newVM("b", "x")), tx.DeleteVM("c"), tx.PutVM(newVM("d", "x")),
+			tx.PutVM(newVM("E", "x")), tx.PutVM(newVM("f", "y"))}
+		if err := errors.Join(errs...); err != nil {
+			return err
+		}
+		collect := func(into *[]string, limit int) func(*forewarn.VM) bool {
+			return func(vm *forewarn.VM) bool {
+				*into = append(*into, vm.Name)
+				return len(*into) < limit
+			}
+		}
+		return errors.Join(tx.ScanVMs("", "", collect(&all, 100)), tx.ScanVMs("X", "a", collect(&x, 100)),
+			tx.ScanVMs("", "", collect(&firstTwo, 2)))
+	})
+	assertEqual(t, "ScanVMs(all) in tx", all, []string{"a", "b", "d", "E", "f"})
+	assertEqual(t, "ScanVMs(x, after a) in tx", x, []string{"b", "d", "E"})
+	assertEqual(t, "ScanVMs(all, 2) in tx", firstTwo, []string{"a", "b"})
 }
 
 // testReadsOwnWrites checks that an Update's fn sees its own writes.

@@ -13,6 +13,9 @@ var vmTests = []testCase{
 	{"VM/Delete", testVMDelete},
 	{"VM/ByScope", testVMsByScope},
 	{"VM/Invalid", testVMInvalid},
+	{"VM/MovesScope", testVMMovesScope},
+	{"VM/Scan", testVMScan},
+	{"VM/At", testVMsAt},
 }
 
 func testVMPutGet(t *testing.T, s forewarn.Store) {
@@ -78,4 +81,66 @@ func testVMInvalid(t *testing.T, s forewarn.Store) {
 		err := s.Update(t.Context(), func(tx forewarn.Tx) error { return tx.PutVM(vm) })
 		assertKind(t, err, forewarn.ErrInvalid)
 	}
+}
+
+// testVMMovesScope checks that a VM written into another scope, or deleted,
+// leaves the listing of its old scope.
+func testVMMovesScope(t *testing.T, s forewarn.Store) {
+	put(t, s, newVM("web-0", "web"), newVM("web-1", "web"))
+	put(t, s, newVM("WEB-0", "db"))
+	scopeNames := func(scope string) []string {
+		vms := read(t, s, func(tx forewarn.Tx) ([]*forewarn.VM, error) { return tx.VMs(scope) })
+		return names(vms, func(vm *forewarn.VM) string { return vm.Name })
+	}
+	assertEqual(t, "VMs(web) after the move", scopeNames("web"), []string{"web-1"})
+	assertEqual(t, "VMs(db) after the move", scopeNames("db"), []string{"WEB-0"})
+	update(t, s, func(tx forewarn.Tx) error { return tx.DeleteVM("web-0") })
+	assertEqual(t, "VMs(db) after delete", len(scopeNames("db")), 0)
+	assertEqual(t, "VMs(\"\") after delete", scopeNames(""), []string{"web-1"})
+}
+
+// testVMScan pages through VMs, of a scope and of every scope, and stops
+// where fn says.
+func testVMScan(t *testing.T, s forewarn.Store) {
+	put(t, s, newVM("a-2", "a"), newVM("B-1", "b"), newVM("a-1", "A"), newVM("a-3", "a"), newVM("c-1", "c"))
+	scan := func(scope, after string, limit int) []string {
+		var got []string
+		err := s.View(t.Context(), func(tx forewarn.Tx) error {
+			got = nil
+			return tx.ScanVMs(scope, after, func(vm *forewarn.VM) bool {
+				got = append(got, vm.Name)
+				return len(got) < limit
+			})
+		})
+		if err != nil {
+			t.Fatalf("ScanVMs(%q, %q): %v", scope, after, err)
+		}
+		return got
+	}
+	assertEqual(t, "ScanVMs(all, first 2)", scan("", "", 2), []string{"a-1", "a-2"})
+	assertEqual(t, "ScanVMs(all, after A-2)", scan("", "A-2", 10), []string{"a-3", "B-1", "c-1"})
+	assertEqual(t, "ScanVMs(all, after b)", scan("", "b", 10), []string{"B-1", "c-1"})
+	assertEqual(t, "ScanVMs(a, after a-1)", scan("a", "a-1", 1), []string{"a-2"})
+	assertEqual(t, "ScanVMs(A, after a-2)", scan("A", "a-2", 10), []string{"a-3"})
+	assertEqual(t, "ScanVMs(a, after a-3)", len(scan("a", "a-3", 10)), 0)
+	assertEqual(t, "ScanVMs(b)", scan("b", "", 10), []string{"B-1"})
+}
+
+// testVMsAt finds VMs by address as their addresses change.
+func testVMsAt(t *testing.T, s forewarn.Store) {
+	web0, web1 := newVM("web-0", "web"), newVM("web-1", "web")
+	web1.Addresses = []string{"10.0.0.5"}
+	put(t, s, web0, web1)
+	at := func(addr string) []string {
+		vms := read(t, s, func(tx forewarn.Tx) ([]*forewarn.VM, error) { return tx.VMsAt(addr) })
+		return names(vms, func(vm *forewarn.VM) string { return vm.Name })
+	}
+	assertEqual(t, "VMsAt(fd00::4)", at("fd00::4"), []string{"web-0"})
+	assertEqual(t, "VMsAt(10.0.0.5)", at("10.0.0.5"), []string{"web-1"})
+	web0.Addresses = []string{"10.0.0.5"}
+	put(t, s, web0)
+	assertEqual(t, "VMsAt(fd00::4) after readdressing", len(at("fd00::4")), 0)
+	assertEqual(t, "VMsAt(10.0.0.5) shared", at("10.0.0.5"), []string{"web-0", "web-1"})
+	update(t, s, func(tx forewarn.Tx) error { return tx.DeleteVM("web-1") })
+	assertEqual(t, "VMsAt(10.0.0.5) after delete", at("10.0.0.5"), []string{"web-0"})
 }

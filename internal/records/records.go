@@ -1,11 +1,13 @@
 // Package records is the typed layer the stores share: scopes, VMs, events
-// and campaigns as JSON records under case-insensitive names, over the raw
-// reads and writes each store implements in its own way.
+// and campaigns as JSON records under case-insensitive names, with the
+// indexes that find a scope's VMs and events and a VM's addresses, over the
+// raw reads and writes each store implements in its own way.
 package records
 
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/forewarn/forewarn"
@@ -22,13 +24,36 @@ const (
 	Campaigns Kind = "campaign"
 )
 
-// Raw is what a store does with the JSON of records, keyed by their
-// lowercased names.
+// The indexes. An entry's key is "<group>/<member>" and its value the
+// member's key: the VMs of a scope, the events of a scope, the VMs that
+// have an address. Names and addresses have no '/', so a group's entries
+// are the keys with its prefix.
+const (
+	VMsByScope    Kind = "VM of scope"
+	EventsByScope Kind = "event of scope"
+	VMsByAddress  Kind = "VM at address"
+)
+
+// Kinds are the kinds of record, and Indexes the indexes, as a store lays
+// out its buckets or directories.
+var (
+	Kinds   = []Kind{Scopes, VMs, Events, Campaigns}
+	Indexes = []Kind{VMsByScope, EventsByScope, VMsByAddress}
+)
+
+// Raw is what a store does with the JSON of records and index entries,
+// keyed by lowercased names.
 type Raw interface {
 	// RawGet returns the record, or found false.
 	RawGet(k Kind, key string) (data []byte, found bool, err error)
-	// RawList returns every record of a kind, ordered by key.
-	RawList(k Kind) ([][]byte, error)
+	// RawGetMany returns the records of the keys, nil for a missing one,
+	// in as few round trips as the store can.
+	RawGetMany(k Kind, keys []string) ([][]byte, error)
+	// RawScan calls fn with the records of a kind whose keys begin with
+	// prefix, in key order, beginning after the key after ("" for the
+	// first), until fn returns false or an error, which RawScan returns.
+	// data is valid only during the call.
+	RawScan(k Kind, prefix, after string, fn func(key string, data []byte) (bool, error)) error
 	// RawPut writes a record, replacing the one of the same key.
 	RawPut(k Kind, key string, data []byte) error
 	// RawDelete deletes a record, or returns found false.
@@ -39,6 +64,9 @@ type Raw interface {
 type Tx struct{ Raw Raw }
 
 func key(name string) string { return strings.ToLower(name) }
+
+// entry is the key of an index entry.
+func entry(group, member string) string { return key(group) + "/" + key(member) }
 
 func notFound(k Kind, name string) error {
 	return forewarn.Errorf(forewarn.ErrNotFound, "%s %q not found", k, name)
@@ -53,6 +81,10 @@ func get[T any](t Tx, k Kind, name string) (*T, error) {
 	if !found {
 		return nil, notFound(k, name)
 	}
+	return decode[T](k, name, data)
+}
+
+func decode[T any](k Kind, name string, data []byte) (*T, error) {
 	v := new(T)
 	if err := json.Unmarshal(data, v); err != nil {
 		return nil, fmt.Errorf("decode %s %q: %w", k, name, err)
@@ -60,23 +92,76 @@ func get[T any](t Tx, k Kind, name string) (*T, error) {
 	return v, nil
 }
 
-// list reads every record of a kind, in key order, that keep accepts.
-func list[T any](t Tx, k Kind, keep func(*T) bool) ([]*T, error) {
-	all, err := t.Raw.RawList(k)
+// scan calls fn with the records of a kind, in key order, after the key
+// after, until fn returns false.
+func scan[T any](t Tx, k Kind, after string, fn func(*T) bool) error {
+	err := t.Raw.RawScan(k, "", key(after), func(key string, data []byte) (bool, error) {
+		v, err := decode[T](k, key, data)
+		if err != nil {
+			return false, err
+		}
+		return fn(v), nil
+	})
 	if err != nil {
-		return nil, fmt.Errorf("list %ss: %w", k, err)
+		return fmt.Errorf("list %ss: %w", k, err)
 	}
+	return nil
+}
+
+// scanIndex calls fn with the records of kind k that index ix lists under
+// group, in member order, after the member after, until fn returns false.
+// It reads the members a batch at a time, each batch in one RawGetMany.
+func scanIndex[T any](t Tx, ix, k Kind, group, after string, fn func(*T) bool) error {
+	prefix := key(group) + "/"
+	from := ""
+	if after != "" {
+		from = prefix + key(after)
+	}
+	for {
+		var members []string
+		err := t.Raw.RawScan(ix, prefix, from, func(key string, member []byte) (bool, error) {
+			members, from = append(members, string(member)), key
+			return len(members) < scanBatch, nil
+		})
+		if err != nil {
+			return fmt.Errorf("list %ss of %q: %w", k, group, err)
+		}
+		if len(members) == 0 {
+			return nil
+		}
+		found, err := t.Raw.RawGetMany(k, members)
+		if err != nil {
+			return fmt.Errorf("list %ss of %q: %w", k, group, err)
+		}
+		for i, data := range found {
+			if data == nil {
+				return fmt.Errorf("the index of %q lists %s %q, which is missing", group, k, members[i])
+			}
+			v, err := decode[T](k, members[i], data)
+			if err != nil {
+				return err
+			}
+			if !fn(v) {
+				return nil
+			}
+		}
+		if len(members) < scanBatch {
+			return nil
+		}
+	}
+}
+
+// scanBatch is how many members of an index scanIndex reads at once.
+const scanBatch = 100
+
+// all collects what a scan passes.
+func all[T any](scan func(fn func(*T) bool) error) ([]*T, error) {
 	var out []*T
-	for _, data := range all {
-		v := new(T)
-		if err := json.Unmarshal(data, v); err != nil {
-			return nil, fmt.Errorf("decode %s: %w", k, err)
-		}
-		if keep(v) {
-			out = append(out, v)
-		}
-	}
-	return out, nil
+	err := scan(func(v *T) bool {
+		out = append(out, v)
+		return true
+	})
+	return out, err
 }
 
 // put writes v as the record named name, replacing one of the same name in
@@ -105,4 +190,110 @@ func del(t Tx, k Kind, name string) error {
 		return notFound(k, name)
 	}
 	return nil
+}
+
+// indexed is what the indexes know of a VM or event: its scope and, for a
+// VM, its addresses.
+type indexed struct {
+	Scope     string   `json:"scope"`
+	Addresses []string `json:"addresses"`
+}
+
+// reindex replaces the index entries of a record's old version (nil if it
+// is new) with those of its new one (nil if it is deleted).
+func reindex(t Tx, byScope Kind, member string, old, new *indexed) error {
+	oldEntries := entriesOf(byScope, member, old)
+	newEntries := entriesOf(byScope, member, new)
+	for _, e := range oldEntries {
+		if slices.Contains(newEntries, e) {
+			continue
+		}
+		if _, err := t.Raw.RawDelete(e.Index, e.Key); err != nil {
+			return fmt.Errorf("unindex %s %q: %w", e.Index, member, err)
+		}
+	}
+	for _, e := range newEntries {
+		if slices.Contains(oldEntries, e) {
+			continue
+		}
+		if err := t.Raw.RawPut(e.Index, e.Key, []byte(e.Member)); err != nil {
+			return fmt.Errorf("index %s %q: %w", e.Index, member, err)
+		}
+	}
+	return nil
+}
+
+// entriesOf returns the index entries of a VM or event; none for nil.
+func entriesOf(byScope Kind, member string, r *indexed) []Entry {
+	if r == nil {
+		return nil
+	}
+	out := []Entry{{byScope, entry(r.Scope, member), key(member)}}
+	if byScope == VMsByScope {
+		for _, a := range r.Addresses {
+			out = append(out, Entry{VMsByAddress, entry(a, member), key(member)})
+		}
+	}
+	return out
+}
+
+// stored returns what the indexes know of the stored version of a VM or
+// event, or nil if there is none.
+func stored(t Tx, k Kind, name string) (*indexed, error) {
+	data, found, err := t.Raw.RawGet(k, key(name))
+	if err != nil || !found {
+		return nil, err
+	}
+	return decode[indexed](k, name, data)
+}
+
+// putIndexed writes a VM or event and its index entries.
+func putIndexed(t Tx, k, byScope Kind, name string, v any, now *indexed) error {
+	if name == "" {
+		return forewarn.Errorf(forewarn.ErrInvalid, "%s has no name", k)
+	}
+	old, err := stored(t, k, name)
+	if err != nil {
+		return fmt.Errorf("put %s %q: %w", k, name, err)
+	}
+	if err := reindex(t, byScope, name, old, now); err != nil {
+		return err
+	}
+	return put(t, k, name, v)
+}
+
+// delIndexed deletes a VM or event and its index entries.
+func delIndexed(t Tx, k, byScope Kind, name string) error {
+	old, err := stored(t, k, name)
+	if err != nil {
+		return fmt.Errorf("delete %s %q: %w", k, name, err)
+	}
+	if old == nil {
+		return notFound(k, name)
+	}
+	if err := reindex(t, byScope, name, old, nil); err != nil {
+		return err
+	}
+	return del(t, k, name)
+}
+
+// Entry is an index entry: the key Key in index Index, whose value is
+// Member.
+type Entry struct {
+	Index       Kind
+	Key, Member string
+}
+
+// IndexEntries returns the index entries of a stored VM or event, for a
+// store written before there were indexes (other kinds have none).
+func IndexEntries(k Kind, name string, data []byte) ([]Entry, error) {
+	byScope, ok := map[Kind]Kind{VMs: VMsByScope, Events: EventsByScope}[k]
+	if !ok {
+		return nil, nil
+	}
+	r, err := decode[indexed](k, name, data)
+	if err != nil {
+		return nil, err
+	}
+	return entriesOf(byScope, name, r), nil
 }

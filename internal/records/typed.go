@@ -13,7 +13,7 @@ func (t Tx) Scope(name string) (*forewarn.Scope, error) { return get[forewarn.Sc
 
 // Scopes returns every scope, ordered by name case-insensitively.
 func (t Tx) Scopes() ([]*forewarn.Scope, error) {
-	return list(t, Scopes, func(*forewarn.Scope) bool { return true })
+	return all(func(fn func(*forewarn.Scope) bool) error { return scan(t, Scopes, "", fn) })
 }
 
 // PutScope writes a scope, replacing the one of the same name.
@@ -33,21 +33,37 @@ func (t Tx) VM(name string) (*forewarn.VM, error) { return get[forewarn.VM](t, V
 // VMs returns the VMs of scope, or all if scope is "", ordered by name
 // case-insensitively.
 func (t Tx) VMs(scope string) ([]*forewarn.VM, error) {
-	return list(t, VMs, func(vm *forewarn.VM) bool {
-		return scope == "" || forewarn.SameName(vm.Scope, scope)
+	return all(func(fn func(*forewarn.VM) bool) error { return t.ScanVMs(scope, "", fn) })
+}
+
+// ScanVMs calls fn with the VMs of scope, or of every scope if scope is "",
+// in name order, beginning after the name after, until fn returns false. A
+// scope's VMs are found through its index.
+func (t Tx) ScanVMs(scope, after string, fn func(*forewarn.VM) bool) error {
+	if scope == "" {
+		return scan(t, VMs, after, fn)
+	}
+	return scanIndex(t, VMsByScope, VMs, scope, after, fn)
+}
+
+// VMsAt returns the VMs that have the address, ordered by name.
+func (t Tx) VMsAt(address string) ([]*forewarn.VM, error) {
+	return all(func(fn func(*forewarn.VM) bool) error {
+		return scanIndex(t, VMsByAddress, VMs, address, "", fn)
 	})
 }
 
-// PutVM writes a VM, replacing the one of the same name.
+// PutVM writes a VM, replacing the one of the same name, and indexes it
+// under its scope and addresses.
 func (t Tx) PutVM(vm *forewarn.VM) error {
 	if vm == nil {
 		return forewarn.Errorf(forewarn.ErrInvalid, "VM is nil")
 	}
-	return put(t, VMs, vm.Name, vm)
+	return putIndexed(t, VMs, VMsByScope, vm.Name, vm, &indexed{Scope: vm.Scope, Addresses: vm.Addresses})
 }
 
 // DeleteVM deletes the VM named name.
-func (t Tx) DeleteVM(name string) error { return del(t, VMs, name) }
+func (t Tx) DeleteVM(name string) error { return delIndexed(t, VMs, VMsByScope, name) }
 
 // Event returns the event in flight with the id.
 func (t Tx) Event(id string) (*forewarn.Event, error) { return get[forewarn.Event](t, Events, id) }
@@ -55,8 +71,11 @@ func (t Tx) Event(id string) (*forewarn.Event, error) { return get[forewarn.Even
 // Events returns the events in flight of scope, or all if scope is "",
 // oldest first: by CreatedAt, then by ID.
 func (t Tx) Events(scope string) ([]*forewarn.Event, error) {
-	events, err := list(t, Events, func(e *forewarn.Event) bool {
-		return scope == "" || forewarn.SameName(e.Scope, scope)
+	events, err := all(func(fn func(*forewarn.Event) bool) error {
+		if scope == "" {
+			return scan(t, Events, "", fn)
+		}
+		return scanIndex(t, EventsByScope, Events, scope, "", fn)
 	})
 	slices.SortFunc(events, func(a, b *forewarn.Event) int { return oldestFirst(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
 	return events, err
@@ -67,11 +86,11 @@ func (t Tx) PutEvent(e *forewarn.Event) error {
 	if e == nil {
 		return forewarn.Errorf(forewarn.ErrInvalid, "event is nil")
 	}
-	return put(t, Events, e.ID, e)
+	return putIndexed(t, Events, EventsByScope, e.ID, e, &indexed{Scope: e.Scope})
 }
 
 // DeleteEvent deletes the event in flight with the id.
-func (t Tx) DeleteEvent(id string) error { return del(t, Events, id) }
+func (t Tx) DeleteEvent(id string) error { return delIndexed(t, Events, EventsByScope, id) }
 
 // Campaign returns the campaign with the id.
 func (t Tx) Campaign(id string) (*forewarn.Campaign, error) {
@@ -80,7 +99,7 @@ func (t Tx) Campaign(id string) (*forewarn.Campaign, error) {
 
 // Campaigns returns every campaign, oldest first: by CreatedAt, then ID.
 func (t Tx) Campaigns() ([]*forewarn.Campaign, error) {
-	out, err := list(t, Campaigns, func(*forewarn.Campaign) bool { return true })
+	out, err := all(func(fn func(*forewarn.Campaign) bool) error { return scan(t, Campaigns, "", fn) })
 	slices.SortFunc(out, func(a, b *forewarn.Campaign) int { return oldestFirst(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
 	return out, err
 }
@@ -95,24 +114,4 @@ func (t Tx) PutCampaign(c *forewarn.Campaign) error {
 
 func oldestFirst(ta time.Time, ia string, tb time.Time, ib string) int {
 	return cmp.Or(ta.Compare(tb), cmp.Compare(ia, ib))
-}
-
-// ScanVMs calls fn with the VMs of scope, or of every scope if scope is "",
-// in name order, beginning after the name after, until fn returns false.
-func (t Tx) ScanVMs(scope, after string, fn func(*forewarn.VM) bool) error {
-	vms, err := t.VMs(scope)
-	if err != nil {
-		return err
-	}
-	for _, vm := range vms {
-		if key(vm.Name) > key(after) && !fn(vm) {
-			return nil
-		}
-	}
-	return nil
-}
-
-// VMsAt returns the VMs that have the address, ordered by name.
-func (t Tx) VMsAt(address string) ([]*forewarn.VM, error) {
-	return list(t, VMs, func(vm *forewarn.VM) bool { return slices.Contains(vm.Addresses, address) })
 }
