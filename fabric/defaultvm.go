@@ -49,7 +49,7 @@ func (f *Fabric) createDefaultVM(t *txn, host string) (*forewarn.VM, error) {
 	if err := t.PutMeta(metaInitialized, []byte("true")); err != nil {
 		return nil, err
 	}
-	if all, err := t.VMs(""); err != nil || len(all) > 0 {
+	if exists, err := anyVM(t); err != nil || exists {
 		return nil, err
 	}
 	scope, err := t.Scope(DefaultScope)
@@ -75,6 +75,16 @@ func (f *Fabric) createDefaultVM(t *txn, host string) (*forewarn.VM, error) {
 	return vm, t.PutMeta(metaDefaultVM, []byte(vm.Name))
 }
 
+// anyVM reports whether the store holds a VM, reading one at most.
+func anyVM(t *txn) (bool, error) {
+	found := false
+	err := t.ScanVMs("", "", func(*forewarn.VM) bool {
+		found = true
+		return false
+	})
+	return found, err
+}
+
 // defaultVM returns the default VM, or nil if there is none any more.
 func defaultVM(t *txn) (*forewarn.VM, error) {
 	name, err := t.Meta(metaDefaultVM)
@@ -93,14 +103,13 @@ func (f *Fabric) readdress(t *txn, vm *forewarn.VM, addrs []string) error {
 	if vm == nil {
 		return nil
 	}
-	all, err := t.VMs("")
-	if err != nil {
-		return err
-	}
-	owner := addressOwners(all)
 	vm.Addresses = vm.Addresses[:0]
 	for _, a := range addrs {
-		if o, taken := owner[a]; taken && !forewarn.SameName(o, vm.Name) {
+		o, err := addressOwner(t, a, vm.Name)
+		if err != nil {
+			return err
+		}
+		if o != "" {
 			f.log.Warn("default VM skips an address another VM owns", "address", a, "owner", o)
 			continue
 		}

@@ -108,19 +108,13 @@ func putNewVM(t *txn, vm *forewarn.VM, scope *forewarn.Scope, spec forewarn.VMSp
 	if err := nameFree(t, vm.Name); err != nil {
 		return err
 	}
-	all, err := t.VMs("")
-	if err != nil {
-		return err
-	}
-	if err := checkAddresses(vm, all); err != nil {
+	if err := checkAddresses(t, vm); err != nil {
 		return err
 	}
 	vm.Scope = scope.Name
-	peers := make([]*forewarn.VM, 0)
-	for _, other := range all {
-		if forewarn.SameName(other.Scope, scope.Name) {
-			peers = append(peers, other)
-		}
+	peers, err := t.VMs(scope.Name)
+	if err != nil {
+		return err
 	}
 	if vm.UpdateDomain, err = domain(spec.UpdateDomain, scope.UpdateDomains, "update", peers,
 		func(v *forewarn.VM) int { return v.UpdateDomain }); err != nil {
@@ -147,24 +141,31 @@ func nameFree(t *txn, name string) error {
 	return nil
 }
 
-// addressOwners maps each address of the VMs to the VM that owns it.
-func addressOwners(all []*forewarn.VM) map[string]string {
-	owner := map[string]string{}
-	for _, vm := range all {
-		for _, a := range vm.Addresses {
-			owner[a] = vm.Name
+// addressOwner returns the name of the VM, other than vm, that has the
+// address, or "".
+func addressOwner(t *txn, address, vm string) (string, error) {
+	owners, err := t.VMsAt(address)
+	if err != nil {
+		return "", err
+	}
+	for _, o := range owners {
+		if !forewarn.SameName(o.Name, vm) {
+			return o.Name, nil
 		}
 	}
-	return owner
+	return "", nil
 }
 
 // checkAddresses refuses an address another VM owns.
-func checkAddresses(vm *forewarn.VM, all []*forewarn.VM) error {
-	owner := addressOwners(all)
+func checkAddresses(t *txn, vm *forewarn.VM) error {
 	seen := map[string]bool{}
 	for _, a := range vm.Addresses {
-		if name, ok := owner[a]; ok {
-			return forewarn.Errorf(forewarn.ErrConflict, "address %s already belongs to vm %q", a, name)
+		owner, err := addressOwner(t, a, vm.Name)
+		if err != nil {
+			return err
+		}
+		if owner != "" {
+			return forewarn.Errorf(forewarn.ErrConflict, "address %s already belongs to vm %q", a, owner)
 		}
 		if seen[a] {
 			return forewarn.Errorf(forewarn.ErrInvalid, "address %s is given twice", a)
