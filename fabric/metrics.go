@@ -23,7 +23,13 @@ type metrics struct {
 	leader            prometheus.Gauge
 
 	mu     sync.Mutex
-	scopes map[string][]*forewarn.Event
+	scopes map[string][]inFlightKey // the events in flight of each scope
+}
+
+// inFlightKey is the labels of forewarn_events.
+type inFlightKey struct {
+	typ    forewarn.EventType
+	status forewarn.EventStatus
 }
 
 func newMetrics(reg prometheus.Registerer) *metrics {
@@ -68,7 +74,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "forewarn_leader",
 			Help: "1 while this replica runs the time-driven work, else 0.",
 		}),
-		scopes: map[string][]*forewarn.Event{},
+		scopes: map[string][]inFlightKey{},
+	}
+	for _, t := range forewarn.EventTypes { // every series shows, at 0 until used
+		for _, s := range []forewarn.EventStatus{forewarn.Scheduled, forewarn.Started} {
+			m.inFlight.WithLabelValues(string(t), string(s))
+		}
 	}
 	if reg != nil {
 		reg.MustRegister(m.created, m.started, m.ended, m.approvals, m.inFlight, m.store, m.actuationFailures,
@@ -104,27 +115,25 @@ func (m *metrics) record(t *txn) {
 	}
 }
 
-// setScope records the events in flight of a scope (nil: scope gone) and
-// recounts the gauge.
+// setScope records the events in flight of a scope (nil: scope gone),
+// moving the gauge by the difference from what it had: a publish costs the
+// scope's events, not the fleet's.
 func (m *metrics) setScope(name string, events []*forewarn.Event) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	for _, k := range m.scopes[name] {
+		m.inFlight.WithLabelValues(string(k.typ), string(k.status)).Dec()
+	}
 	if events == nil {
 		delete(m.scopes, name)
-	} else {
-		m.scopes[name] = events
+		return
 	}
-	m.inFlight.Reset()
-	for _, t := range forewarn.EventTypes {
-		for _, s := range []forewarn.EventStatus{forewarn.Scheduled, forewarn.Started} {
-			m.inFlight.WithLabelValues(string(t), string(s))
-		}
+	keys := make([]inFlightKey, len(events))
+	for i, e := range events {
+		keys[i] = inFlightKey{e.Type, e.Status}
+		m.inFlight.WithLabelValues(string(e.Type), string(e.Status)).Inc()
 	}
-	for _, events := range m.scopes {
-		for _, e := range events {
-			m.inFlight.WithLabelValues(string(e.Type), string(e.Status)).Inc()
-		}
-	}
+	m.scopes[name] = keys
 }
 
 // setCampaign records a campaign's progress; an ended campaign keeps its
