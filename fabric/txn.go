@@ -2,6 +2,7 @@ package fabric
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -20,6 +21,11 @@ type txn struct {
 	wakeup  bool            // the scheduler has new work (an actuation to retry)
 	touched map[string]string
 	deleted map[string]string
+
+	// vms are the VMs of each scope this transaction read, kept until it
+	// writes one of them: a campaign reads a scope's VMs to pick an update
+	// domain and again to publish it.
+	vms map[string][]*forewarn.VM
 
 	// Filled by collect, for after the commit.
 	snapshots []*forewarn.ScopeSnapshot
@@ -42,7 +48,62 @@ func newTxn(tx forewarn.Tx, now time.Time, historyKeep int) *txn {
 		bumped:      map[string]bool{},
 		touched:     map[string]string{},
 		deleted:     map[string]string{},
+		vms:         map[string][]*forewarn.VM{},
 	}
+}
+
+// VMs returns the VMs of scope, or of every scope if scope is "". A
+// scope's are read once until one of them is written, and returned as
+// copies, as the store returns them.
+func (t *txn) VMs(scope string) ([]*forewarn.VM, error) {
+	if scope == "" {
+		return t.Tx.VMs("")
+	}
+	key := strings.ToLower(scope)
+	vms, ok := t.vms[key]
+	if !ok {
+		var err error
+		if vms, err = t.Tx.VMs(scope); err != nil {
+			return nil, err
+		}
+		t.vms[key] = vms
+	}
+	return copyVMs(vms), nil
+}
+
+// PutVM writes a VM, and keeps the VMs read of its scope up to date: it
+// replaces the VM there, or forgets them for a new VM. A VM never moves to
+// another scope: its scope is set when it is created.
+func (t *txn) PutVM(vm *forewarn.VM) error {
+	if err := t.Tx.PutVM(vm); err != nil {
+		return err
+	}
+	key := strings.ToLower(vm.Scope)
+	cached := t.vms[key]
+	i := slices.IndexFunc(cached, func(c *forewarn.VM) bool { return forewarn.SameName(c.Name, vm.Name) })
+	if i < 0 {
+		delete(t.vms, key)
+		return nil
+	}
+	cached[i] = copyVMs([]*forewarn.VM{vm})[0]
+	return nil
+}
+
+// DeleteVM deletes a VM and forgets every VM read.
+func (t *txn) DeleteVM(name string) error {
+	clear(t.vms)
+	return t.Tx.DeleteVM(name)
+}
+
+// copyVMs returns deep copies of VMs.
+func copyVMs(vms []*forewarn.VM) []*forewarn.VM {
+	out := make([]*forewarn.VM, len(vms))
+	for i, vm := range vms {
+		c := *vm
+		c.Addresses = slices.Clone(vm.Addresses)
+		out[i] = &c
+	}
+	return out
 }
 
 // touch marks a scope to be published after the commit: its VMs changed,
