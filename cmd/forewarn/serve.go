@@ -14,6 +14,7 @@ type serveOptions struct {
 	store           storeOptions
 	metadataAddr    string
 	adminAddr       string
+	pprofAddr       string
 	replicaID       string
 	dev             bool
 	timeScale       float64
@@ -88,6 +89,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.store.key, "etcd-key", "", "with an etcd store: the private key of --etcd-cert (PEM)")
 	f.StringVar(&o.metadataAddr, "metadata-addr", "127.0.0.1:8169", "address of the metadata endpoint (production: 169.254.169.254:80)")
 	f.StringVar(&o.adminAddr, "admin-addr", "127.0.0.1:8170", "address of the admin API")
+	f.StringVar(&o.pprofAddr, "pprof-addr", "", "serve Go's profiles (/debug/pprof/) on this address, e.g. 127.0.0.1:6060; off if empty")
 	f.StringVar(&o.replicaID, "replica-id", "", "this replica's name in forewarn status and the leader election (default host-pid)")
 	f.BoolVar(&o.dev, "dev", false, "development defaults: --time-scale 60, every scope enabled, no first-call delay")
 	f.Float64Var(&o.timeScale, "time-scale", 1, "divide notice and simulated impact times by this factor")

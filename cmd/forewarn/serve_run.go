@@ -60,7 +60,19 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 		metaLn.Close()
 		return fmt.Errorf("admin listener: %w", err)
 	}
-	closeListeners := func() { metaLn.Close(); adminLn.Close() }
+	pprofLn, err := o.listenPprof()
+	if err != nil {
+		metaLn.Close()
+		adminLn.Close()
+		return err
+	}
+	closeListeners := func() {
+		metaLn.Close()
+		adminLn.Close()
+		if pprofLn != nil {
+			pprofLn.Close()
+		}
+	}
 
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
@@ -82,10 +94,11 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 		return err
 	}
 	adminAPI := admin.NewServer(admin.Config{Fleet: fab, Token: token, Gatherer: reg, Registerer: reg, Logger: log})
-	return o.serve(ctx, log, fab, meta, servers{
-		{"metadata", metaLn, meta},
-		{"admin", adminLn, adminAPI},
-	})
+	srvs := servers{{"metadata", metaLn, meta}, {"admin", adminLn, adminAPI}}
+	if pprofLn != nil {
+		srvs = append(srvs, server{"pprof", pprofLn, pprofHandler()})
+	}
+	return o.serve(ctx, log, fab, meta, srvs)
 }
 
 // newControlPlane returns the fabric, with its actuator, and the metadata
@@ -151,12 +164,15 @@ func (o *serveOptions) check() error {
 	return o.checkStore()
 }
 
-// servers are the HTTP listeners of serve.
-type servers []struct {
+// server is one HTTP listener of serve.
+type server struct {
 	name    string
 	ln      net.Listener
 	handler http.Handler
 }
+
+// servers are the HTTP listeners of serve.
+type servers []server
 
 // serve runs the fabric and the HTTP servers until ctx ends or one fails.
 func (o *serveOptions) serve(ctx context.Context, log *slog.Logger, fab *fabric.Fabric, meta *imds.Server, srvs servers) error {
