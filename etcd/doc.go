@@ -13,10 +13,12 @@
 //	<prefix>/campaigns/<id>      one JSON forewarn.Campaign per lowercased id
 //	<prefix>/history/<seq>       a finished event, seq zero-padded to 20 digits
 //	<prefix>/seq/history         the last history sequence number
-//	<prefix>/index/<kind>        the JSON list of the lowercased names of one
-//	                             kind (scopes, vms, events, campaigns), sorted,
-//	                             or of the history's sequence numbers, oldest
-//	                             first
+//	<prefix>/vms-by-scope/<scope>/<vm>          index entries: the key
+//	<prefix>/events-by-scope/<scope>/<id>       names a member, the value
+//	<prefix>/vms-by-address/<address>/<vm>      is its lowercased name
+//	<prefix>/index/history       the JSON list of the history's sequence
+//	                             numbers, oldest first
+//	<prefix>/seq/update          the guard key every Update writes
 //
 // Names and ids are lowercased in keys, so they are unique
 // case-insensitively; the records keep the case they were written with.
@@ -27,39 +29,32 @@
 //
 // # Transactions
 //
-// Update runs fn in a software transaction of the etcd client
-// (concurrency.NewSTM, serializable snapshot isolation): fn's reads are made
-// at one revision and remembered with their revisions, its writes are
-// buffered (fn reads its own writes), and the commit is one etcd Txn whose
-// conditions check that no key fn read or wrote changed since. If one did,
-// another writer got there first: fn runs again on the new state. Two
-// replicas that read a scope, bump its incarnation and write it back can
-// therefore not lose an update or reuse an incarnation.
+// Update runs fn in an optimistic transaction: fn's reads, single keys and
+// ranges, are made at one revision (the first read's), its writes are
+// buffered (fn reads its own writes, also in ranges), and the commit is one
+// etcd Txn that applies them only if the guard key, which every Update
+// writes, has not changed since: no other Update committed in between.
+// If one did, fn runs again on the new state. Comparing one key, not every
+// key read, keeps the commit within etcd's bound on the operations of a
+// request (--max-txn-ops) however large the fleet, and makes range reads
+// as safe as single ones: a record another writer created between fn's
+// list and its commit cannot go unnoticed. The price is that Updates are
+// serialized, which a control plane that changes a few records at a time
+// can afford; the leader's time-driven work is the main writer.
 //
 // A View reads at one revision, the one its first read saw, and never
-// commits; it is a consistent snapshot.
+// commits; it is a consistent snapshot. Ranges are read 500 keys a page,
+// single keys 100 per request.
 //
-// # Why an index per kind
-//
-// The STM reads single keys only; a range read would not be in its read set,
-// so a record created by another writer between fn's list and its commit
-// would go unnoticed (a phantom). Each kind therefore keeps its members in
-// one index key, updated in the same transaction as the records it lists:
-// a list is a read of the index and then of each member, all inside the
-// transaction's conflict checks. Only creating or deleting a record touches
-// the index; rewriting an existing record (the common case, such as a new
-// incarnation) reads and writes that record's key only, so it does not
-// conflict with writers of other records. The cost is that creations and
-// deletions of one kind are serialized on its index key, which suits the
-// fleet's sizes: hundreds of scopes and thousands of VMs, a few events in
-// flight.
+// Schema 2 replaced the JSON list of names per kind, which schema 1 kept in
+// <prefix>/index/<kind>, with the index entries above; Open upgrades a
+// schema 1 prefix (every replica must be stopped first).
 //
 // # One leader
 //
 // Lead elects the replica that does the time-driven work, with the
 // election of the concurrency package under PREFIX/leader on a session of
-// LeaderTTL seconds. Its fence reads the leader's key inside the STM, so
-// the key is in the read set: a transaction of a deposed leader fails with
-// ErrConflict if the key is gone, and does not commit if it goes before
-// the commit.
+// LeaderTTL seconds. Its fence pins the leader's key in the transaction: a
+// transaction of a deposed leader fails with ErrConflict if the key is
+// gone, and does not commit if it changes or goes before the commit.
 package etcd
