@@ -2,7 +2,7 @@ package fabric
 
 import (
 	"context"
-	"fmt"
+	"errors"
 
 	"github.com/forewarn/forewarn"
 )
@@ -41,12 +41,21 @@ func (f *Fabric) CreateBatch(ctx context.Context, scopes []forewarn.ScopeSpec, v
 			}
 			scope, err := f.scopeFor(t, vms[i])
 			if err != nil {
-				return fmt.Errorf("vm %q: %w", vm.Name, err)
+				return about(err, vm.Name)
 			}
 			if err := putNewVM(t, vm, scope, vms[i]); err != nil {
-				return fmt.Errorf("vm %q: %w", vm.Name, err)
+				return about(err, vm.Name)
 			}
 		}
 		return nil
 	})
+}
+
+// about says which VM of a batch a user error is about, keeping its kind.
+func about(err error, vm string) error {
+	var e *forewarn.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	return forewarn.Errorf(e.Kind, "vm %q: %s", vm, e.Message)
 }
