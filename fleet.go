@@ -36,8 +36,9 @@ type Fleet interface {
 	DeleteScope(ctx context.Context, name string) error
 
 	CreateVM(ctx context.Context, spec VMSpec) (*VM, error)
-	// VMs lists the VMs of scope, or of every scope if scope is "".
-	VMs(ctx context.Context, scope string) ([]*VM, error)
+	// VMs lists a page of the VMs that q selects, in name order. next is
+	// the cursor to pass as q.After for the following page, "" on the last.
+	VMs(ctx context.Context, q VMQuery) (vms []*VM, next string, err error)
 	VM(ctx context.Context, name string) (*VM, error)
 	// DeleteVM deletes a VM and removes it from the events it is in.
 	DeleteVM(ctx context.Context, name string) error
@@ -46,8 +47,10 @@ type Fleet interface {
 	// on a VM and returns the event it created.
 	Operate(ctx context.Context, vm string, op Operation) (*Event, error)
 
-	// Events lists the events in flight of scope, or of every scope if "".
-	Events(ctx context.Context, scope string) ([]*Event, error)
+	// Events lists a page of the events in flight that q selects, oldest
+	// first. next is the cursor to pass as q.After for the following page,
+	// "" on the last.
+	Events(ctx context.Context, q EventQuery) (events []*Event, next string, err error)
 	Event(ctx context.Context, id string) (*Event, error)
 	// Approve approves an event as the admin; a Scheduled event starts at once.
 	Approve(ctx context.Context, id string) (*Event, error)

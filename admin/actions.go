@@ -2,7 +2,6 @@ package admin
 
 import (
 	"slices"
-	"strings"
 
 	"github.com/forewarn/forewarn"
 )
@@ -38,10 +37,10 @@ func checkNotice(notice forewarn.Duration) error {
 // checkResolveAction refuses a missing or unknown resolve action.
 func checkResolveAction(action forewarn.ResolveAction) error {
 	if action == "" {
-		return invalid("field \"action\" is missing: use %s", oneOf(resolveActions))
+		return invalid("field \"action\" is missing: use %s", forewarn.OneOf(resolveActions))
 	}
 	if !slices.Contains(resolveActions, action) {
-		return invalid("unknown action %q: use %s", action, oneOf(resolveActions))
+		return invalid("unknown action %q: use %s", action, forewarn.OneOf(resolveActions))
 	}
 	return nil
 }
@@ -57,17 +56,5 @@ func checkCampaignAction(action forewarn.CampaignAction) error {
 // unknownCampaignAction says which campaign actions there are, as an error
 // of the given kind: ErrNotFound for a path, ErrInvalid for an argument.
 func unknownCampaignAction(kind error, action string) error {
-	return forewarn.Errorf(kind, "unknown campaign action %q: use %s", action, oneOf(campaignActions))
-}
-
-// oneOf lists choices for an error message: "a, b or c".
-func oneOf[T ~string](choices []T) string {
-	names := make([]string, len(choices))
-	for i, c := range choices {
-		names[i] = string(c)
-	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+	return forewarn.Errorf(kind, "unknown campaign action %q: use %s", action, forewarn.OneOf(campaignActions))
 }

@@ -21,6 +21,8 @@ type Client struct {
 	token string
 	http  *http.Client
 	err   error // a bad base URL, returned by every call
+	// pageSize is the page a listing of everything asks for at a time.
+	pageSize int
 }
 
 var _ forewarn.Fleet = (*Client)(nil)
@@ -39,7 +41,7 @@ func WithHTTPClient(hc *http.Client) ClientOption {
 // "host:port" means http) that sends token as its bearer token. A bad
 // baseURL is reported by every call.
 func NewClient(baseURL, token string, opts ...ClientOption) *Client {
-	c := &Client{token: token, http: &http.Client{Timeout: 30 * time.Second}}
+	c := &Client{token: token, http: &http.Client{Timeout: 30 * time.Second}, pageSize: MaxListLimit}
 	c.base, c.err = parseBaseURL(baseURL)
 	for _, opt := range opts {
 		opt(c)
@@ -79,26 +81,33 @@ func (c *Client) Health(ctx context.Context) error {
 // do sends one request with in, if not nil, as its JSON body, and decodes
 // the answer into out, if not nil.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	_, err := c.exchange(ctx, method, path, query, in, out)
+	return err
+}
+
+// exchange is do that also returns the header of the answer, where a
+// listing says where its next page is.
+func (c *Client) exchange(ctx context.Context, method, path string, query url.Values, in, out any) (http.Header, error) {
 	req, err := c.newRequest(ctx, method, path, query, in)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return c.transportError(err)
+		return nil, c.transportError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return c.responseError(resp)
+		return nil, c.responseError(resp)
 	}
 	if out == nil {
 		_, _ = io.Copy(io.Discard, resp.Body)
-		return nil
+		return resp.Header, nil
 	}
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
-		return fmt.Errorf("admin API at %s: %s %s: decode answer: %w", c.base, method, path, err)
+		return nil, fmt.Errorf("admin API at %s: %s %s: decode answer: %w", c.base, method, path, err)
 	}
-	return nil
+	return resp.Header, nil
 }
 
 // newRequest builds a request to the API.

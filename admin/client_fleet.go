@@ -32,14 +32,6 @@ func itemPath(collection, what, name string) (string, error) {
 	return collection + "/" + url.PathEscape(name), nil
 }
 
-// scopeQuery returns the query that selects a scope, or every scope for "".
-func scopeQuery(scope string) url.Values {
-	if scope == "" {
-		return nil
-	}
-	return url.Values{"scope": {scope}}
-}
-
 // CreateScope creates a scope.
 func (c *Client) CreateScope(ctx context.Context, spec forewarn.ScopeSpec) (*forewarn.Scope, error) {
 	return call[*forewarn.Scope](ctx, c, http.MethodPost, "/v1/scopes", nil, spec)
@@ -73,11 +65,6 @@ func (c *Client) CreateVM(ctx context.Context, spec forewarn.VMSpec) (*forewarn.
 	return call[*forewarn.VM](ctx, c, http.MethodPost, "/v1/vms", nil, spec)
 }
 
-// VMs lists the VMs of scope, or of every scope if scope is "".
-func (c *Client) VMs(ctx context.Context, scope string) ([]*forewarn.VM, error) {
-	return call[[]*forewarn.VM](ctx, c, http.MethodGet, "/v1/vms", scopeQuery(scope), nil)
-}
-
 // VM returns one VM.
 func (c *Client) VM(ctx context.Context, name string) (*forewarn.VM, error) {
 	p, err := itemPath("/v1/vms", "VM name", name)
@@ -107,11 +94,6 @@ func (c *Client) Operate(ctx context.Context, vm string, op forewarn.Operation) 
 			"unknown operation %q: use restart, redeploy, evict or terminate", op)
 	}
 	return call[*forewarn.Event](ctx, c, http.MethodPost, p+"/"+string(op), nil, nil)
-}
-
-// Events lists the events in flight of scope, or of every scope if "".
-func (c *Client) Events(ctx context.Context, scope string) ([]*forewarn.Event, error) {
-	return call[[]*forewarn.Event](ctx, c, http.MethodGet, "/v1/events", scopeQuery(scope), nil)
 }
 
 // Event returns one event in flight.

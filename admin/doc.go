@@ -14,14 +14,14 @@
 //	POST   /v1/scopes                   create a scope (forewarn.ScopeSpec) -> 201
 //	GET    /v1/scopes/{name}            one scope
 //	DELETE /v1/scopes/{name}            delete an empty scope -> 204
-//	GET    /v1/vms[?scope=S]            list VMs
+//	GET    /v1/vms[?...]                a page of VMs in name order (below)
 //	POST   /v1/vms                      create a VM (forewarn.VMSpec) -> 201
 //	GET    /v1/vms/{name}               one VM
 //	DELETE /v1/vms/{name}               delete a VM -> 204
 //	POST   /v1/vms/{name}/{operation}   restart, redeploy, evict or terminate -> 201 event
 //	POST   /v1/vms/{name}/fail          hardware failure -> 201 event
 //	POST   /v1/vms/{name}/degrade       degraded hardware, optional {"notice":"7d"} -> 201 event
-//	GET    /v1/events[?scope=S]         events in flight
+//	GET    /v1/events[?...]             a page of events in flight, oldest first (below)
 //	GET    /v1/events/{id}              one event
 //	POST   /v1/events/{id}/approve      approve as the admin -> 200 event
 //	POST   /v1/events/{id}/cancel       cancel a Scheduled event -> 200 event
@@ -35,6 +35,14 @@
 //	POST   /v1/chaos                    add a chaos rule (forewarn.ChaosSpec) -> 201 rule
 //	DELETE /v1/chaos/{id}               end a chaos rule early -> 204
 //	GET    /v1/status                   where the state lives, the replicas and the leader
+//
+// The listings of VMs and events answer a page, a JSON array, of what their
+// filters select: scope, updateDomain and priority for VMs; scope, type,
+// status and source for events (in any case). limit is the page size, 1 to
+// MaxListLimit, DefaultListLimit if absent. When more follows, a Link
+// header (RFC 8288, rel="next") gives the next page: the same query with
+// after set to the page's cursor. The Client's VMs and Events follow these
+// links when the query has no Limit.
 //
 // Routes that take no input accept no body or an empty JSON object. Bodies
 // are checked before the Fleet sees them: JSON, no unknown fields, and the

@@ -8,11 +8,18 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
+// listEvents answers a page of the events in flight the query selects,
+// with a Link to the next page if there is one.
 func (s *Server) listEvents(w http.ResponseWriter, r *http.Request, q url.Values) error {
-	events, err := s.fleet.Events(r.Context(), q.Get("scope"))
+	query, err := parseEventQuery(q)
 	if err != nil {
 		return err
 	}
+	events, next, err := s.fleet.Events(r.Context(), query)
+	if err != nil {
+		return err
+	}
+	setNextLink(w, r, eventQueryValues(query), next)
 	s.writeJSON(w, http.StatusOK, nonNil(events))
 	return nil
 }

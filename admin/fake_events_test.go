@@ -3,6 +3,7 @@ package admin_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -70,18 +71,30 @@ func (f *fakeFleet) checkOperate(vm *forewarn.VM) error {
 	return nil
 }
 
-func (f *fakeFleet) Events(_ context.Context, scope string) ([]*forewarn.Event, error) {
+// Events lists a page of the events q selects, in the order they were
+// created; its cursor is the last event's id, which must still be in
+// flight.
+func (f *fakeFleet) Events(_ context.Context, q forewarn.EventQuery) ([]*forewarn.Event, string, error) {
 	defer f.lock()()
+	f.eventQueries = append(f.eventQueries, q)
 	if f.err != nil {
-		return nil, f.err
+		return nil, "", f.err
+	}
+	order := f.order
+	if q.After != "" {
+		i := slices.Index(order, q.After)
+		if i < 0 {
+			return nil, "", forewarn.Errorf(forewarn.ErrInvalid, "invalid after %q: no such event in flight", q.After)
+		}
+		order = order[i+1:]
 	}
 	var out []*forewarn.Event
-	for _, id := range f.order {
-		if e := f.events[id]; scope == "" || forewarn.SameName(e.Scope, scope) {
+	for _, id := range order {
+		if e := f.events[id]; q.Match(e) {
 			out = append(out, clone(e))
 		}
 	}
-	return out, nil
+	return fakePage(out, q.Limit, func(e *forewarn.Event) string { return e.ID })
 }
 
 func (f *fakeFleet) Event(_ context.Context, id string) (*forewarn.Event, error) {

@@ -37,6 +37,11 @@ type fakeFleet struct {
 	chaos []*forewarn.ChaosRule
 	// nextCampaign and nextChaos number the ids of campaigns and rules.
 	nextCampaign, nextChaos int
+
+	// vmQueries and eventQueries are the queries of the listings, in
+	// order, as the API parsed them.
+	vmQueries    []forewarn.VMQuery
+	eventQueries []forewarn.EventQuery
 }
 
 var _ forewarn.Fleet = (*fakeFleet)(nil)
@@ -233,21 +238,32 @@ func deref(p *int) int {
 	return *p
 }
 
-func (f *fakeFleet) VMs(_ context.Context, scope string) ([]*forewarn.VM, error) {
+// VMs lists a page of the VMs q selects; its cursor is the last VM's name.
+func (f *fakeFleet) VMs(_ context.Context, q forewarn.VMQuery) ([]*forewarn.VM, string, error) {
 	defer f.lock()()
+	f.vmQueries = append(f.vmQueries, q)
 	if f.err != nil {
-		return nil, f.err
+		return nil, "", f.err
 	}
-	if _, ok := f.scopes[key(scope)]; scope != "" && !ok {
-		return nil, forewarn.Errorf(forewarn.ErrNotFound, "scope %q not found", scope)
+	if _, ok := f.scopes[key(q.Scope)]; q.Scope != "" && !ok {
+		return nil, "", forewarn.Errorf(forewarn.ErrNotFound, "scope %q not found", q.Scope)
 	}
 	var out []*forewarn.VM
 	for _, k := range sortedKeys(f.vms) {
-		if vm := f.vms[k]; scope == "" || forewarn.SameName(vm.Scope, scope) {
+		if vm := f.vms[k]; k > key(q.After) && q.Match(vm) {
 			out = append(out, clone(vm))
 		}
 	}
-	return out, nil
+	return fakePage(out, q.Limit, func(vm *forewarn.VM) string { return vm.Name })
+}
+
+// fakePage cuts the first page of limit items (0 for all) from items and
+// returns it with the cursor of its last item if more follow.
+func fakePage[T any](items []T, limit int, cursor func(T) string) ([]T, string, error) {
+	if limit == 0 || len(items) <= limit {
+		return items, "", nil
+	}
+	return items[:limit], cursor(items[limit-1]), nil
 }
 
 func (f *fakeFleet) VM(_ context.Context, name string) (*forewarn.VM, error) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/forewarn/forewarn"
@@ -62,5 +63,56 @@ func checkFuzzAnswer(t *testing.T, path string, body []byte, rec *httptest.Respo
 	}
 	if rec.Code < 400 || rec.Code >= 500 || answer.Error == forewarn.ErrorMessage(errors.New("")) {
 		t.Fatalf("POST %s %q refused with %d %q, want a 4xx that says why", path, body, rec.Code, answer.Error)
+	}
+}
+
+// FuzzListQueries sends arbitrary query strings to the listings. A query is
+// either refused with a 400 that names what was wrong, before it reaches
+// the fleet, or it reaches the fleet as a query the fleet accepts, with a
+// page of 1 to 10,000.
+func FuzzListQueries(f *testing.F) {
+	for _, seed := range []string{
+		"", "scope=web", "limit=5&after=web-1", "updateDomain=0&priority=spot", "priority=SPOT&limit=10000",
+		"type=reboot&status=started&source=USER", "limit=0", "limit=10001", "limit=-1", "updateDomain=x",
+		"priority=", "type=Completed", "%zz", "scope=a&scope=b", "after=%00", "limit=1e3", "nope=1",
+	} {
+		f.Add(seed)
+	}
+	fleet := newFakeFleet()
+	server := admin.NewServer(admin.Config{Fleet: fleet, Token: testToken})
+	f.Fuzz(func(t *testing.T, query string) {
+		for _, path := range []string{"/v1/vms", "/v1/events"} {
+			fleet.setErr(errors.New("reached the fleet"))
+			before := len(fleet.vmQueries) + len(fleet.eventQueries)
+			req := httptest.NewRequest("GET", "/", nil)
+			req.URL.Path, req.URL.RawQuery = path, query
+			req.Header.Set("Authorization", "Bearer "+testToken)
+			rec := httptest.NewRecorder()
+			server.ServeHTTP(rec, req)
+			checkListAnswer(t, fleet, path+"?"+query, rec, len(fleet.vmQueries)+len(fleet.eventQueries) > before)
+		}
+	})
+}
+
+// checkListAnswer checks one answer of FuzzListQueries.
+func checkListAnswer(t *testing.T, fleet *fakeFleet, target string, rec *httptest.ResponseRecorder, reached bool) {
+	t.Helper()
+	if !reached {
+		if rec.Code != http.StatusBadRequest || !json.Valid(rec.Body.Bytes()) {
+			t.Fatalf("GET %s refused with %d %q, want a 400 JSON error", target, rec.Code, rec.Body)
+		}
+		return
+	}
+	var err error
+	var limit int
+	if strings.HasPrefix(target, "/v1/vms") {
+		q := fleet.vmQueries[len(fleet.vmQueries)-1]
+		err, limit = q.Check(), q.Limit
+	} else {
+		q := fleet.eventQueries[len(fleet.eventQueries)-1]
+		err, limit = q.Check(), q.Limit
+	}
+	if err != nil || limit < 1 || limit > admin.MaxListLimit {
+		t.Fatalf("GET %s reached the fleet with limit %d, a query it refuses: %v", target, limit, err)
 	}
 }

@@ -31,6 +31,21 @@ func must[T any](v T, err error) func(testing.TB) T {
 	}
 }
 
+// whole returns the items of a listing that must be whole, or fails the
+// test with its error or a next page: whole(c.VMs(ctx, q))(t).
+func whole[T any](items []T, next string, err error) func(testing.TB) []T {
+	return func(tb testing.TB) []T {
+		tb.Helper()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if next != "" {
+			tb.Fatalf("listing has a next page after %q, want none", next)
+		}
+		return items
+	}
+}
+
 func intPtr(n int) *int { return &n }
 
 func TestRoundTripScopes(t *testing.T) {
@@ -73,8 +88,9 @@ func TestRoundTripVMs(t *testing.T) {
 	}
 	must(c.CreateVM(ctx, forewarn.VMSpec{Name: "lonely"}))(t)
 
-	same(t, "VMs all", must(c.VMs(ctx, ""))(t), must(f.VMs(ctx, ""))(t))
-	same(t, "VMs of web", must(c.VMs(ctx, "web"))(t), must(f.VMs(ctx, "web"))(t))
+	all, web := forewarn.VMQuery{}, forewarn.VMQuery{Scope: "web"}
+	same(t, "VMs all", whole(c.VMs(ctx, all))(t), whole(f.VMs(ctx, all))(t))
+	same(t, "VMs of web", whole(c.VMs(ctx, web))(t), whole(f.VMs(ctx, web))(t))
 	same(t, "VM", must(c.VM(ctx, "web-1"))(t), must(f.VM(ctx, "web-1"))(t))
 
 	if err := c.DeleteVM(ctx, "web-1"); err != nil {
@@ -101,8 +117,9 @@ func TestRoundTripEvents(t *testing.T) {
 		ids[op] = e.ID
 	}
 
-	same(t, "Events all", must(c.Events(ctx, ""))(t), must(f.Events(ctx, ""))(t))
-	same(t, "Events of web", must(c.Events(ctx, "web"))(t), must(f.Events(ctx, "web"))(t))
+	all, web := forewarn.EventQuery{}, forewarn.EventQuery{Scope: "web"}
+	same(t, "Events all", whole(c.Events(ctx, all))(t), whole(f.Events(ctx, all))(t))
+	same(t, "Events of web", whole(c.Events(ctx, web))(t), whole(f.Events(ctx, web))(t))
 	same(t, "Event", must(c.Event(ctx, ids[forewarn.OpRestart]))(t), must(f.Event(ctx, ids[forewarn.OpRestart]))(t))
 
 	approved := must(c.Approve(ctx, ids[forewarn.OpRestart]))(t)
@@ -132,7 +149,7 @@ func TestEmptyListsAreArrays(t *testing.T) {
 			t.Errorf("GET %s = %d %q (%s), want 200 []", path, a.status, a.body, a.header.Get("Content-Type"))
 		}
 	}
-	events, err := env.client.Events(t.Context(), "")
+	events, _, err := env.client.Events(t.Context(), forewarn.EventQuery{})
 	if err != nil || events == nil || len(events) != 0 {
 		t.Errorf("Events = %#v, %v; want an empty slice", events, err)
 	}

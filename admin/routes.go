@@ -30,7 +30,7 @@ func (s *Server) routes(gatherer prometheus.Gatherer) {
 	s.route("GET /v1/scopes/{name}", s.getScope)
 	s.route("DELETE /v1/scopes/{name}", s.deleteScope)
 
-	s.route("GET /v1/vms", s.listVMs, "scope")
+	s.route("GET /v1/vms", s.listVMs, vmListParams...)
 	s.route("POST /v1/vms", s.createVM)
 	s.route("GET /v1/vms/{name}", s.getVM)
 	s.route("DELETE /v1/vms/{name}", s.deleteVM)
@@ -41,7 +41,7 @@ func (s *Server) routes(gatherer prometheus.Gatherer) {
 	s.route("POST /v1/vms/{name}/degrade", s.degrade)
 	s.route("POST /v1/vms/{name}/{operation}", s.unknownOperation)
 
-	s.route("GET /v1/events", s.listEvents, "scope")
+	s.route("GET /v1/events", s.listEvents, eventListParams...)
 	s.route("GET /v1/events/{id}", s.getEvent)
 	s.route("POST /v1/events/{id}/approve", s.approve)
 	s.route("POST /v1/events/{id}/cancel", s.cancel)

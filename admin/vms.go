@@ -7,11 +7,18 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
+// listVMs answers a page of the VMs the query selects, with a Link to the
+// next page if there is one.
 func (s *Server) listVMs(w http.ResponseWriter, r *http.Request, q url.Values) error {
-	vms, err := s.fleet.VMs(r.Context(), q.Get("scope"))
+	query, err := parseVMQuery(q)
 	if err != nil {
 		return err
 	}
+	vms, next, err := s.fleet.VMs(r.Context(), query)
+	if err != nil {
+		return err
+	}
+	setNextLink(w, r, vmQueryValues(query), next)
 	s.writeJSON(w, http.StatusOK, nonNil(vms))
 	return nil
 }

@@ -104,7 +104,7 @@ func scopeEvent(t *testing.T, s *server, scope string) *forewarn.Event {
 	t.Helper()
 	var found *forewarn.Event
 	waitFor(t, "an event in scope "+scope, func() bool {
-		events, err := s.f.Events(s.ctx, scope)
+		events, _, err := s.f.Events(s.ctx, forewarn.EventQuery{Scope: scope})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -280,7 +280,7 @@ func (c *crashRun) check(s *server, when string) {
 	}
 	// Events before history: an event that ends between the two reads is
 	// in the second.
-	events, err := s.admin.Events(ctx, "")
+	events, _, err := s.admin.Events(ctx, forewarn.EventQuery{})
 	if err != nil {
 		c.t.Fatalf("%s: events: %v", when, err)
 	}

@@ -363,7 +363,7 @@ func (r *failoverRun) operate(ctx context.Context) {
 // through the survivors' admin APIs in turn, until ctx ends.
 func (r *failoverRun) observe(ctx context.Context) {
 	for i := 0; failoverSleep(ctx, failoverObserveEvery); i++ {
-		if events, err := r.survivors[i%len(r.survivors)].admin.Events(ctx, ""); err == nil {
+		if events, _, err := r.survivors[i%len(r.survivors)].admin.Events(ctx, forewarn.EventQuery{}); err == nil {
 			r.ledger.observe(events)
 		}
 	}
@@ -448,7 +448,7 @@ func (r *failoverRun) eventually(within time.Duration, what string, cond func() 
 func (r *failoverRun) drain() {
 	r.t.Helper()
 	r.eventually(60*time.Second, "no event in flight", func() bool {
-		events, err := r.survivors[0].admin.Events(context.Background(), "")
+		events, _, err := r.survivors[0].admin.Events(context.Background(), forewarn.EventQuery{})
 		return err == nil && len(events) == 0
 	})
 }

@@ -78,7 +78,7 @@ func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, before := s.get("api-version=2020-07-01")
-	events, _ := s.admin.Events(ctx, "")
+	events, _, _ := s.admin.Events(ctx, forewarn.EventQuery{})
 	scopes, _ := s.admin.Scopes(ctx)
 
 	if err := s.stop(syscall.SIGKILL); err == nil {
@@ -88,7 +88,7 @@ func TestKill9KeepsAcknowledgedWrites(t *testing.T) {
 	if _, after := s.get("api-version=2020-07-01"); after != before {
 		t.Fatalf("document after kill -9:\n%s\nbefore:\n%s", after, before)
 	}
-	eventsAfter, _ := s.admin.Events(ctx, "")
+	eventsAfter, _, _ := s.admin.Events(ctx, forewarn.EventQuery{})
 	scopesAfter, _ := s.admin.Scopes(ctx)
 	if !reflect.DeepEqual(events, eventsAfter) {
 		t.Fatalf("events after kill -9: %+v; before %+v", eventsAfter, events)

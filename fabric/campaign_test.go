@@ -45,7 +45,7 @@ func newRollout(h *harness, c *forewarn.Campaign) *rollout {
 // new ones.
 func (r *rollout) check() bool {
 	r.h.tb.Helper()
-	events, err := r.h.f.Events(r.h.ctx, "")
+	events, _, err := r.h.f.Events(r.h.ctx, forewarn.EventQuery{})
 	if err != nil {
 		r.h.tb.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestCampaignPauseResumeCancel(t *testing.T) {
 	// The event in flight goes on; no new one comes.
 	h.tick(16 * time.Minute)
 	h.tick(time.Hour)
-	if events, _ := h.f.Events(h.ctx, ""); len(events) != 0 {
+	if events, _, _ := h.f.Events(h.ctx, forewarn.EventQuery{}); len(events) != 0 {
 		t.Fatalf("a paused campaign created %+v", events)
 	}
 	// Its progress still counts the event that ended while paused.
@@ -220,11 +220,11 @@ func TestCampaignPauseResumeCancel(t *testing.T) {
 	if got.State != forewarn.CampaignCancelled {
 		t.Fatalf("cancelled: %+v", got)
 	}
-	if events, _ := h.f.Events(h.ctx, ""); len(events) != 0 {
+	if events, _, _ := h.f.Events(h.ctx, forewarn.EventQuery{}); len(events) != 0 {
 		t.Fatalf("cancel left %+v", events)
 	}
 	h.tick(time.Hour)
-	if events, _ := h.f.Events(h.ctx, ""); len(events) != 0 {
+	if events, _, _ := h.f.Events(h.ctx, forewarn.EventQuery{}); len(events) != 0 {
 		t.Fatalf("a cancelled campaign created %+v", events)
 	}
 	if _, err := h.f.SteerCampaign(h.ctx, c.ID, forewarn.ResumeCampaign); err == nil {

@@ -7,20 +7,37 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// Events lists the events in flight of scope, or of every scope if "".
-func (f *Fabric) Events(ctx context.Context, scope string) ([]*forewarn.Event, error) {
-	var events []*forewarn.Event
-	err := f.view(ctx, func(tx forewarn.Tx) error {
-		if scope != "" {
-			if _, err := tx.Scope(scope); err != nil {
-				return err
+// Events lists a page of the events in flight that q selects, oldest
+// first, beginning after the event q.After stands for.
+func (f *Fabric) Events(ctx context.Context, q forewarn.EventQuery) ([]*forewarn.Event, string, error) {
+	if err := q.Check(); err != nil {
+		return nil, "", err
+	}
+	after, err := parseEventCursor(q.After)
+	if err != nil {
+		return nil, "", err
+	}
+	var p page[*forewarn.Event]
+	err = f.view(ctx, func(tx forewarn.Tx) error {
+		p = page[*forewarn.Event]{limit: q.Limit}
+		if err := checkScopeExists(tx, q.Scope); err != nil {
+			return err
+		}
+		events, err := tx.Events(q.Scope)
+		if err != nil {
+			return err
+		}
+		for _, e := range events {
+			if after.before(e) && q.Match(e) && !p.add(e) {
+				break
 			}
 		}
-		var err error
-		events, err = tx.Events(scope)
-		return err
+		return nil
 	})
-	return events, err
+	if err != nil {
+		return nil, "", err
+	}
+	return p.items, p.next(cursorOf), nil
 }
 
 // Event returns one event in flight.

@@ -227,7 +227,7 @@ func TestEnabling(t *testing.T) {
 
 func (h *harness) mustOnlyEvent(scope string) *forewarn.Event {
 	h.tb.Helper()
-	events, err := h.f.Events(h.ctx, scope)
+	events, _, err := h.f.Events(h.ctx, forewarn.EventQuery{Scope: scope})
 	if err != nil || len(events) != 1 {
 		h.tb.Fatalf("events of %s: %v, %v", scope, events, err)
 	}

@@ -94,10 +94,10 @@ func TestRestartMidLife(t *testing.T) {
 	scheduled := h.operate("web-0", forewarn.OpRestart)
 	started, _ := h.f.Approve(h.ctx, h.operate("web-1", forewarn.OpRedeploy).ID)
 	inc := h.incarnation("web")
-	before, _ := h.f.Events(h.ctx, "web")
+	before, _, _ := h.f.Events(h.ctx, forewarn.EventQuery{Scope: "web"})
 
 	h.reopen()
-	after, _ := h.f.Events(h.ctx, "web")
+	after, _, _ := h.f.Events(h.ctx, forewarn.EventQuery{Scope: "web"})
 	if !reflect.DeepEqual(before, after) || h.incarnation("web") != inc {
 		t.Fatalf("after restart: %v (incarnation %d); before %v (%d)", after, h.incarnation("web"), before, inc)
 	}

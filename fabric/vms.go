@@ -200,20 +200,30 @@ func domain(asked *int, count int, kind string, peers []*forewarn.VM, of func(*f
 	return best, nil
 }
 
-// VMs lists the VMs of scope, or of every scope if "".
-func (f *Fabric) VMs(ctx context.Context, scope string) ([]*forewarn.VM, error) {
-	var vms []*forewarn.VM
+// VMs lists a page of the VMs that q selects, in name order. It scans the
+// store from q.After and stops once the page is full and one more VM
+// matched, so that a page costs a page, not the fleet.
+func (f *Fabric) VMs(ctx context.Context, q forewarn.VMQuery) ([]*forewarn.VM, string, error) {
+	if err := q.Check(); err != nil {
+		return nil, "", err
+	}
+	if err := checkVMCursor(q.After); err != nil {
+		return nil, "", err
+	}
+	var p page[*forewarn.VM]
 	err := f.view(ctx, func(tx forewarn.Tx) error {
-		if scope != "" {
-			if _, err := tx.Scope(scope); err != nil {
-				return err
-			}
+		p = page[*forewarn.VM]{limit: q.Limit}
+		if err := checkScopeExists(tx, q.Scope); err != nil {
+			return err
 		}
-		var err error
-		vms, err = tx.VMs(scope)
-		return err
+		return tx.ScanVMs(q.Scope, q.After, func(vm *forewarn.VM) bool {
+			return !q.Match(vm) || p.add(vm)
+		})
 	})
-	return vms, err
+	if err != nil {
+		return nil, "", err
+	}
+	return p.items, p.next(vmCursor), nil
 }
 
 // VM returns one VM.

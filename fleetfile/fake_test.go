@@ -231,18 +231,19 @@ func (f *fakeFleet) domain(asked *int, count int) (int, error) {
 	return *asked, nil
 }
 
-func (f *fakeFleet) VMs(_ context.Context, scope string) ([]*forewarn.VM, error) {
+// VMs lists every VM q matches, in one page: apply asks for them all.
+func (f *fakeFleet) VMs(_ context.Context, q forewarn.VMQuery) ([]*forewarn.VM, string, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []*forewarn.VM
 	for _, vm := range f.vms {
-		if scope == "" || forewarn.SameName(scope, vm.Scope) {
+		if q.Match(vm) {
 			c := *vm
 			c.Addresses = slices.Clone(vm.Addresses)
 			out = append(out, &c)
 		}
 	}
-	return out, nil
+	return out, "", nil
 }
 
 func (f *fakeFleet) VM(_ context.Context, name string) (*forewarn.VM, error) {
@@ -277,7 +278,9 @@ func (f *fakeFleet) Operate(context.Context, string, forewarn.Operation) (*forew
 	return nil, errFake
 }
 
-func (f *fakeFleet) Events(context.Context, string) ([]*forewarn.Event, error) { return nil, errFake }
+func (f *fakeFleet) Events(context.Context, forewarn.EventQuery) ([]*forewarn.Event, string, error) {
+	return nil, "", errFake
+}
 
 func (f *fakeFleet) Event(context.Context, string) (*forewarn.Event, error) { return nil, errFake }
 

@@ -28,7 +28,7 @@ func loadState(ctx context.Context, fleet forewarn.Fleet) (*state, error) {
 	if err != nil {
 		return nil, fmt.Errorf("list scopes: %w", err)
 	}
-	vms, err := fleet.VMs(ctx, "")
+	vms, _, err := fleet.VMs(ctx, forewarn.VMQuery{})
 	if err != nil {
 		return nil, fmt.Errorf("list vms: %w", err)
 	}

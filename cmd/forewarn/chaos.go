@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"strconv"
 	"time"
 
@@ -17,16 +16,10 @@ func newChaosCommand() *cobra.Command {
 	addAdminFlags(cmd, a)
 	cmd.AddCommand(
 		newChaosAddCommand(a),
-		newListCommand(a, "List the chaos rules in force", chaosTable, false, listChaos),
+		newListCommand(a, "List the chaos rules in force", chaosTable, forewarn.Fleet.Chaos),
 		newDeleteCommand(a, "chaos rule", "ID", "End a chaos rule early", forewarn.Fleet.DeleteChaos),
 	)
 	return cmd
-}
-
-// listChaos lists the rules in force; it takes the scope filter of a
-// listing, which does not apply.
-func listChaos(fleet forewarn.Fleet, ctx context.Context, _ string) ([]*forewarn.ChaosRule, error) {
-	return fleet.Chaos(ctx)
 }
 
 // chaosTable prints chaos rules.

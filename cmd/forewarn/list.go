@@ -11,16 +11,15 @@ import (
 type listOptions[T any] struct {
 	admin  *adminOptions
 	output outputFormat
-	scope  string
 	table  table[T]
-	list   func(forewarn.Fleet, context.Context, string) ([]T, error)
+	list   func(forewarn.Fleet, context.Context) ([]T, error)
 }
 
 // newListCommand returns a "list" command that prints what list returns
-// with tbl. With scoped, --scope S narrows the list to one scope (list gets
-// "" for every scope); without, list's string argument is always "".
-func newListCommand[T any](a *adminOptions, short string, tbl table[T], scoped bool,
-	list func(forewarn.Fleet, context.Context, string) ([]T, error)) *cobra.Command {
+// with tbl: the short listings that have neither filters nor pages (vm
+// list and maintenance list have their own commands).
+func newListCommand[T any](a *adminOptions, short string, tbl table[T],
+	list func(forewarn.Fleet, context.Context) ([]T, error)) *cobra.Command {
 	o := &listOptions[T]{admin: a, table: tbl, list: list}
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -28,7 +27,7 @@ func newListCommand[T any](a *adminOptions, short string, tbl table[T], scoped b
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return o.admin.withFleet(cmd.Context(), func(ctx context.Context, fleet forewarn.Fleet) error {
-				items, err := o.list(fleet, ctx, o.scope)
+				items, err := o.list(fleet, ctx)
 				if err != nil {
 					return err
 				}
@@ -37,8 +36,5 @@ func newListCommand[T any](a *adminOptions, short string, tbl table[T], scoped b
 		},
 	}
 	addOutputFlag(cmd, &o.output)
-	if scoped {
-		cmd.Flags().StringVar(&o.scope, "scope", "", "only this scope")
-	}
 	return cmd
 }

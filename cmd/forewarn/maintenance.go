@@ -13,7 +13,7 @@ func newMaintenanceCommand() *cobra.Command {
 		"List, approve, cancel and resolve the events of the fleet; run campaigns of platform maintenance; show the history")
 	addAdminFlags(cmd, a)
 	cmd.AddCommand(
-		newListCommand(a, "List the events in flight of every scope", eventTable, true, forewarn.Fleet.Events),
+		newMaintenanceListCommand(a),
 		newEventActionCommand(a, "approve", "Approve an event as the admin: a Scheduled event starts at once", forewarn.Fleet.Approve),
 		newEventActionCommand(a, "cancel", "Cancel a Scheduled event", forewarn.Fleet.Cancel),
 		newMaintenanceResolveCommand(a),

@@ -42,12 +42,6 @@ func steerCampaign(action forewarn.CampaignAction) func(forewarn.Fleet, context.
 	}
 }
 
-// listCampaigns lists every campaign; it takes the scope filter of a
-// listing, which does not apply.
-func listCampaigns(fleet forewarn.Fleet, ctx context.Context, _ string) ([]*forewarn.Campaign, error) {
-	return fleet.Campaigns(ctx)
-}
-
 // campaignTable prints campaigns, one line each.
 var campaignTable = table[*forewarn.Campaign]{
 	header: []string{"ID", "TYPE", "STATE", "SCOPES", "DONE/TOTAL", "EVENTS-IN-FLIGHT", "ESTIMATED-END"},

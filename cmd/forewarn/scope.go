@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"strconv"
 
 	"github.com/forewarn/forewarn"
@@ -16,17 +15,11 @@ func newScopeCommand() *cobra.Command {
 	addAdminFlags(cmd, a)
 	cmd.AddCommand(
 		newScopeCreateCommand(a),
-		newListCommand(a, "List the scopes", scopeTable, false, listScopes),
+		newListCommand(a, "List the scopes", scopeTable, forewarn.Fleet.Scopes),
 		newShowCommand(a, "Show a scope", scopeTable, forewarn.Fleet.Scope),
 		newDeleteCommand(a, "scope", "NAME", "Delete an empty scope", forewarn.Fleet.DeleteScope),
 	)
 	return cmd
-}
-
-// listScopes lists every scope; it takes the scope filter of a listing,
-// which does not apply.
-func listScopes(fleet forewarn.Fleet, ctx context.Context, _ string) ([]*forewarn.Scope, error) {
-	return fleet.Scopes(ctx)
 }
 
 // scopeTable prints scopes.

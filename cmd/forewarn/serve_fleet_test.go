@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
 	"github.com/forewarn/forewarn/fleetfile"
 )
@@ -41,7 +42,7 @@ func TestApplyFleetRace(t *testing.T) {
 			t.Errorf("replica %d: %v", i, err)
 		}
 	}
-	vms, err := admin.NewClient(srv.adminURL, srv.token).VMs(t.Context(), "")
+	vms, _, err := admin.NewClient(srv.adminURL, srv.token).VMs(t.Context(), forewarn.VMQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ func newVMCommand() *cobra.Command {
 	addAdminFlags(cmd, a)
 	cmd.AddCommand(
 		newVMCreateCommand(a),
-		newListCommand(a, "List the VMs", vmTable, true, forewarn.Fleet.VMs),
+		newVMListCommand(a),
 		newShowCommand(a, "Show a VM", vmTable, forewarn.Fleet.VM),
 		newDeleteCommand(a, "vm", "NAME", "Delete a VM, removing it from the events it is in", forewarn.Fleet.DeleteVM),
 		newVMOperationCommand(a, forewarn.OpRestart, "Restart a VM: schedules a Reboot event"),

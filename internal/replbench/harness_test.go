@@ -49,7 +49,7 @@ func runCount(t *testing.T, rs rounds, n int) {
 // history, as r reads them from the store.
 func checkFleet(t *testing.T, r *replica, want map[forewarn.EventStatus]int, history int) {
 	t.Helper()
-	events, err := r.fab.Events(t.Context(), "")
+	events, _, err := r.fab.Events(t.Context(), forewarn.EventQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
