@@ -2,8 +2,9 @@ package bolt
 
 import (
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
+
+	"github.com/segmentio/encoding/json"
 
 	"github.com/forewarn/forewarn"
 )

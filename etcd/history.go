@@ -1,10 +1,11 @@
 package etcd
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strconv"
+
+	"github.com/segmentio/encoding/json"
 
 	"github.com/forewarn/forewarn"
 )

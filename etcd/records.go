@@ -1,10 +1,10 @@
 package etcd
 
 import (
-	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/segmentio/encoding/json"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/forewarn/forewarn/internal/records"

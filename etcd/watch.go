@@ -2,11 +2,11 @@ package etcd
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/segmentio/encoding/json"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/forewarn/forewarn"

@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"container/heap"
 	"errors"
 	"fmt"
 	"reflect"
@@ -51,6 +52,12 @@ func progressOf(c *forewarn.Campaign) forewarn.Campaign {
 	return p
 }
 
+// advanceBatch is how many events one advance of a campaign schedules at
+// most; the scheduler advances it again at once for the rest. A campaign
+// over 10,000 scopes so writes in transactions of a bounded size, which
+// bounds the memory they take (and the work lost to a failed commit).
+const advanceBatch = 500
+
 // step is advance's work on a running campaign.
 func (f *Fabric) step(t *txn, c *forewarn.Campaign) error {
 	active := 0
@@ -63,10 +70,15 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign) error {
 			active++
 		}
 	}
+	scheduled := 0
 	for i := range c.Scopes {
 		p := &c.Scopes[i]
 		if p.Finished() || p.Event != "" || (!underWay(p) && active >= c.Spec.ParallelScopes) {
 			continue
+		}
+		if scheduled == advanceBatch {
+			t.wakeup = true // the rest in the next transaction
+			break
 		}
 		if !underWay(p) {
 			active++
@@ -76,6 +88,9 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign) error {
 		}
 		if p.Finished() {
 			active--
+		}
+		if p.Event != "" {
+			scheduled++
 		}
 	}
 	if !slices.ContainsFunc(c.Scopes, func(p forewarn.ScopeProgress) bool { return !p.Finished() }) {
@@ -184,7 +199,7 @@ func (f *Fabric) estimate(t *txn, c *forewarn.Campaign) time.Time {
 	}
 	perDomain := f.scaled(max(time.Duration(c.Spec.Notice), minNotice[c.Spec.Type]) +
 		impactOf(&forewarn.Event{Type: c.Spec.Type, DurationInSeconds: c.DurationInSeconds}))
-	lanes := make([]time.Time, 0, c.Spec.ParallelScopes)
+	lanes := make(laneHeap, 0, min(c.Spec.ParallelScopes, len(c.Scopes)))
 	var waiting []time.Duration
 	for i := range c.Scopes {
 		p := &c.Scopes[i]
@@ -197,12 +212,30 @@ func (f *Fabric) estimate(t *txn, c *forewarn.Campaign) time.Time {
 			waiting = append(waiting, rest)
 		}
 	}
-	for len(lanes) < c.Spec.ParallelScopes {
+	for len(lanes) < min(c.Spec.ParallelScopes, len(c.Scopes)) {
 		lanes = append(lanes, t.now)
 	}
-	for _, d := range waiting {
-		free := slices.Index(lanes, slices.MinFunc(lanes, time.Time.Compare))
-		lanes[free] = lanes[free].Add(d)
+	if len(lanes) == 0 {
+		return t.now
+	}
+	heap.Init(&lanes)
+	for _, d := range waiting { // each waiting scope takes the lane that frees first
+		lanes[0] = lanes[0].Add(d)
+		heap.Fix(&lanes, 0)
 	}
 	return slices.MaxFunc(lanes, time.Time.Compare)
+}
+
+// laneHeap is the times the lanes of a campaign free up, earliest first.
+type laneHeap []time.Time
+
+func (h laneHeap) Len() int           { return len(h) }
+func (h laneHeap) Less(i, j int) bool { return h[i].Before(h[j]) }
+func (h laneHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *laneHeap) Push(x any)        { *h = append(*h, x.(time.Time)) }
+func (h *laneHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -14,8 +15,9 @@ const retryAfter = time.Second
 
 // Tick does the work that is due now: it starts the Scheduled events whose
 // NotBefore has come and completes the started events whose impact has
-// ended, each in a transaction of its own, so that one that fails does not
-// hold up the others; it starts the actuator on started events it is not
+// ended, dueBatch events a transaction, or each in a transaction of its
+// own if their batch fails, so that one that fails does not hold up the
+// others; it starts the actuator on started events it is not
 // running on, and moves campaigns on. It returns the next deadline, or the
 // zero time if nothing is pending.
 func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
@@ -24,18 +26,14 @@ func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	var errs []error
-	for _, id := range p.due {
-		err := f.update(ctx, func(t *txn) error {
-			e, err := t.Event(id)
-			if errors.Is(err, forewarn.ErrNotFound) {
-				return nil // gone meanwhile
-			} else if err != nil {
-				return err
+	for batch := range slices.Chunk(p.due, dueBatch) {
+		if len(batch) > 1 && f.dueAll(ctx, batch) == nil {
+			continue
+		}
+		for _, id := range batch { // each on its own: one that fails holds up no other
+			if err := f.dueAll(ctx, []string{id}); err != nil {
+				errs = append(errs, fmt.Errorf("event %s: %w", id, err))
 			}
-			return f.due(t, e)
-		})
-		if err != nil {
-			errs = append(errs, fmt.Errorf("event %s: %w", id, err))
 		}
 	}
 	advanced, err := f.advanceCampaigns(ctx)
@@ -48,6 +46,30 @@ func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 		f.actuate(ctx, e)
 	}
 	return p.next, errors.Join(errs...)
+}
+
+// dueBatch is how many due events one transaction starts or completes: a
+// campaign over thousands of scopes brings thousands due at once, and a
+// commit (an fsync) for each would start the last of them seconds late.
+const dueBatch = 256
+
+// dueAll starts or completes the events whose time has come, in one
+// transaction.
+func (f *Fabric) dueAll(ctx context.Context, ids []string) error {
+	return f.update(ctx, func(t *txn) error {
+		for _, id := range ids {
+			e, err := t.Event(id)
+			if errors.Is(err, forewarn.ErrNotFound) {
+				continue // gone meanwhile
+			} else if err != nil {
+				return err
+			}
+			if err := f.due(t, e); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // work is what pending found to do.

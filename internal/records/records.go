@@ -5,10 +5,11 @@
 package records
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/segmentio/encoding/json"
 
 	"github.com/forewarn/forewarn"
 )

@@ -1,9 +1,12 @@
 // Command mkfleet builds a large fleet in a bbolt store, for the benchmarks
 // of a 100,000-VM fleet: scopes of VMs spread over update domains, each VM
-// with its own 10.x address. It creates them as forewarn serve would,
+// with its own address, from 127.1.0.1 on by default, so that a load tool
+// on the same host can call as any of them. It creates them as forewarn serve would,
 // through the control plane, a batch of scopes per transaction.
 //
 //	go run ./internal/tools/mkfleet -data-dir DIR -scopes 10000 -vms 10
+//
+// The store must be new: mkfleet stops at the first name that is taken.
 package main
 
 import (
@@ -29,16 +32,21 @@ func main() {
 	vms := flag.Int("vms", 10, "VMs per scope")
 	uds := flag.Int("update-domains", 5, "update domains per scope")
 	batch := flag.Int("batch", 100, "scopes created per transaction")
+	first := flag.String("first-address", "127.1.0.1", "the address of the first VM; the others follow")
 	flag.Parse()
+	addr, err := netip.ParseAddr(*first)
+	if err != nil {
+		log.Fatalf("-first-address: %v", err)
+	}
 	start := time.Now()
-	if err := build(*dataDir, *scopes, *vms, *uds, *batch); err != nil {
+	if err := build(*dataDir, *scopes, *vms, *uds, *batch, addr); err != nil {
 		log.Fatal(err)
 	}
 	fmt.Printf("created %d scopes of %d VMs in %s in %v\n", *scopes, *vms, *dataDir, time.Since(start).Round(time.Millisecond))
 }
 
 // build creates the fleet in DIR/forewarn.db.
-func build(dir string, scopes, vms, uds, batch int) error {
+func build(dir string, scopes, vms, uds, batch int, addr netip.Addr) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
@@ -52,7 +60,6 @@ func build(dir string, scopes, vms, uds, batch int) error {
 	if err != nil {
 		return err
 	}
-	addr := netip.MustParseAddr("10.0.0.1")
 	for first := 0; first < scopes; first += batch {
 		var scopeSpecs []forewarn.ScopeSpec
 		var vmSpecs []forewarn.VMSpec
