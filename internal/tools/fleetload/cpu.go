@@ -1,0 +1,103 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// clockTick is the unit of /proc/PID/stat's CPU times: USER_HZ, 100 on
+// every Linux architecture Go supports.
+const clockTick = 10 * time.Millisecond
+
+// processCPU is the user plus system CPU time process pid has used, from
+// /proc/PID/stat; 0 with no error for pid 0 (not asked).
+func processCPU(pid int) (time.Duration, error) {
+	if pid == 0 {
+		return 0, nil
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, fmt.Errorf("the server's CPU time: %w", err)
+	}
+	return parseStatCPU(string(b))
+}
+
+// parseStatCPU reads utime and stime, fields 14 and 15 of a
+// /proc/PID/stat line, counted after the ") " that ends the command name
+// (which may hold spaces).
+func parseStatCPU(stat string) (time.Duration, error) {
+	i := strings.LastIndex(stat, ") ")
+	if i < 0 {
+		return 0, fmt.Errorf("stat line %.80q: no command name", stat)
+	}
+	f := strings.Fields(stat[i+2:])
+	if len(f) < 13 {
+		return 0, fmt.Errorf("stat line %.80q: too few fields", stat)
+	}
+	var ticks int64
+	for _, s := range f[11:13] {
+		n, err := strconv.ParseInt(s, 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("stat line %.80q: CPU time %q: %w", stat, s, err)
+		}
+		ticks += n
+	}
+	return time.Duration(ticks) * clockTick, nil
+}
+
+// selfCPU is the user plus system CPU time this process has used.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// cpuMeter measures the CPU time the server (if its pid is known) and this
+// process use between start and stop.
+type cpuMeter struct {
+	pid           int
+	server, self  time.Duration
+	started, wall time.Time
+}
+
+// start notes the CPU times so far.
+func (m *cpuMeter) start() error {
+	var err error
+	m.server, err = processCPU(m.pid)
+	m.self, m.started = selfCPU(), time.Now()
+	return err
+}
+
+// stop returns the CPU times used since start, in milliseconds, and the
+// wall time between; server is -1 if its pid is not known.
+func (m *cpuMeter) stop() (cpuUse, error) {
+	u := cpuUse{WallMs: ms(time.Since(m.started)), LoadMs: ms(selfCPU() - m.self), ServerMs: -1}
+	if m.pid == 0 {
+		return u, nil
+	}
+	now, err := processCPU(m.pid)
+	u.ServerMs = ms(now - m.server)
+	return u, err
+}
+
+// cpuUse is the CPU time the server and the load used over some wall time.
+type cpuUse struct {
+	WallMs   float64 `json:"wall_ms"`
+	ServerMs float64 `json:"server_cpu_ms"` // -1: unknown
+	LoadMs   float64 `json:"load_cpu_ms"`
+}
+
+// String is "server 410 ms CPU, load 120 ms CPU, over 290 ms".
+func (u cpuUse) String() string {
+	server := "server ? (no -server-pid)"
+	if u.ServerMs >= 0 {
+		server = fmt.Sprintf("server %s ms", num(u.ServerMs))
+	}
+	return fmt.Sprintf("%s CPU, load %s ms CPU, over %s ms", server, num(u.LoadMs), num(u.WallMs))
+}

@@ -1,0 +1,50 @@
+package main
+
+import (
+	"bufio"
+	"flag"
+	"fmt"
+	"io"
+)
+
+// defaultPollLayout is the fleet of the poll load: 2,000 VMs in 200
+// availability sets of 10, two VMs per update domain, from 127.1.0.1.
+func defaultPollLayout() layout {
+	return layout{prefix: "load", scopes: 200, vms: 10, updateDomains: 5, base: mustAddr("127.1.0.1")}
+}
+
+// runFleet is `fleetload fleet`: it writes the fleet file of a layout,
+// for `forewarn apply -f` or `forewarn serve --fleet`.
+func runFleet(args []string, stdout, stderr io.Writer) error {
+	l := defaultPollLayout()
+	fs := flag.NewFlagSet("fleetload fleet", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	l.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := l.check(); err != nil {
+		return usageError{err}
+	}
+	return writeFleet(stdout, l)
+}
+
+// writeFleet writes the fleet file of l: one availability set per scope,
+// each VM with its update domain and its one address.
+func writeFleet(w io.Writer, l layout) error {
+	addrs, err := l.addrs()
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriter(w)
+	fmt.Fprintf(bw, "# %d scopes of %d VMs, written by fleetload fleet.\nscopes:\n", l.scopes, l.vms)
+	for s := range l.scopes {
+		fmt.Fprintf(bw, "  - name: %s\n    kind: availability-set\n    updateDomains: %d\n    vms:\n",
+			l.scopeName(s), l.updateDomains)
+		for i := s * l.vms; i < (s+1)*l.vms; i++ {
+			fmt.Fprintf(bw, "      - {name: %s, updateDomain: %d, addresses: [%s]}\n",
+				l.vmName(i), l.updateDomain(i), addrs[i])
+		}
+	}
+	return bw.Flush()
+}

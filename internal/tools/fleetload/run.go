@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/netip"
+)
+
+// usage is printed for a missing or unknown mode.
+const usage = `usage: fleetload fleet|longpoll|poll [flags]   (fleetload MODE -h for the flags)`
+
+// errFailed is returned by a load that ran but saw errors; its summary has
+// said which.
+var errFailed = errors.New("the load saw errors")
+
+// run runs the mode args[0] names, and returns the exit code: 0, 1 when
+// the load failed or saw errors, 2 for a bad command line.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintln(stderr, usage)
+		return 2
+	}
+	var err error
+	switch args[0] {
+	case "fleet":
+		err = runFleet(args[1:], stdout, stderr)
+	case "longpoll":
+		err = runLongpoll(ctx, args[1:], stdout, stderr)
+	case "poll":
+		err = runPoll(ctx, args[1:], stdout, stderr)
+	default:
+		fmt.Fprintf(stderr, "fleetload: unknown mode %q\n%s\n", args[0], usage)
+		return 2
+	}
+	var usageErr usageError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &usageErr):
+		fmt.Fprintf(stderr, "fleetload %s: %v\n", args[0], err)
+		return 2
+	case errors.Is(err, errFailed):
+		return 1
+	default:
+		fmt.Fprintf(stderr, "fleetload %s: %v\n", args[0], err)
+		return 1
+	}
+}
+
+// usageError is a bad command line.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// parseFlags parses args, which must hold flags only.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}
+
+// mustAddr parses a literal address of the defaults.
+func mustAddr(s string) netip.Addr { return netip.MustParseAddr(s) }
