@@ -1,0 +1,116 @@
+package fabric
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/forewarn/forewarn"
+)
+
+// manyScopes creates n availability sets of 2 update domains with a VM in
+// each, in one batch, and returns their names.
+func manyScopes(h *harness, n int) []string {
+	h.tb.Helper()
+	var scopes []string
+	var specs []forewarn.ScopeSpec
+	var vms []forewarn.VMSpec
+	for i := range n {
+		name := fmt.Sprintf("s%04d", i)
+		scopes = append(scopes, name)
+		specs = append(specs, forewarn.ScopeSpec{Name: name, UpdateDomains: 2})
+		for ud := range 2 {
+			vms = append(vms, forewarn.VMSpec{Name: fmt.Sprintf("%s-%d", name, ud), Scope: name, UpdateDomain: &ud})
+		}
+	}
+	if err := h.f.CreateBatch(h.ctx, specs, vms); err != nil {
+		h.tb.Fatal(err)
+	}
+	return scopes
+}
+
+// TestCampaignSchedulesInBatches starts a campaign over more scopes than
+// one advance schedules: the first advanceBatch scopes get their event at
+// once, each Tick schedules the next batch, and the rollout then ends with
+// every VM hit once, in update domain order.
+func TestCampaignSchedulesInBatches(t *testing.T) {
+	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
+	n := 1100 // more than two batches of advanceBatch (500)
+	scopes := manyScopes(h, n)
+	c := startCampaign(h, forewarn.CampaignSpec{Type: forewarn.Freeze, All: true, ParallelScopes: n})
+	inFlight := func() int {
+		events, _, err := h.f.Events(h.ctx, forewarn.EventQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(events)
+	}
+	for _, want := range []int{advanceBatch, 2 * advanceBatch, n} {
+		if got := inFlight(); got != want {
+			t.Fatalf("%d events in flight, want %d", got, want)
+		}
+		if _, err := h.f.Tick(h.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := newRollout(h, c)
+	r.run(nil)
+	for _, s := range scopes {
+		if fmt.Sprint(r.order[s]) != "[0 1]" && fmt.Sprint(r.order[s]) != "[]" {
+			t.Fatalf("update domains of %s in order %v", s, r.order[s])
+		}
+	}
+	if got, _ := h.f.Campaign(h.ctx, c.ID); got.State != forewarn.CampaignDone {
+		t.Fatalf("campaign is %s, want done", got.State)
+	}
+}
+
+// TestDueBatchSkipsAFailure checks that an event whose start fails holds up
+// none of the others due with it: they start, and Tick names the one that
+// failed.
+func TestDueBatchSkipsAFailure(t *testing.T) {
+	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
+	manyScopes(h, 300)
+	startCampaign(h, forewarn.CampaignSpec{Type: forewarn.Freeze, All: true, ParallelScopes: 300})
+	events, _, err := h.f.Events(h.ctx, forewarn.EventQuery{})
+	if err != nil || len(events) != 300 {
+		t.Fatalf("%d events, %v; want 300", len(events), err)
+	}
+	bad := events[123]
+	f, err := New(h.ctx, Config{Store: &failingStore{h.store, bad.ID}, Clock: h.clock, AlwaysEnabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(bad.NotBefore.Sub(h.clock.Now()))
+	_, err = f.Tick(h.ctx)
+	if err == nil || !strings.Contains(err.Error(), bad.ID) {
+		t.Fatalf("Tick = %v, want an error naming %s", err, bad.ID)
+	}
+	events, _, err = h.f.Events(h.ctx, forewarn.EventQuery{Status: forewarn.Started})
+	if err != nil || len(events) != 299 {
+		t.Fatalf("%d events started, %v; want all 299 but the failing one", len(events), err)
+	}
+}
+
+// failingStore fails every transaction that writes the event failID.
+type failingStore struct {
+	forewarn.Store
+	failID string
+}
+
+func (s *failingStore) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
+	return s.Store.Update(ctx, func(tx forewarn.Tx) error { return fn(failingTx{tx, s.failID}) })
+}
+
+type failingTx struct {
+	forewarn.Tx
+	failID string
+}
+
+func (t failingTx) PutEvent(e *forewarn.Event) error {
+	if e.ID == t.failID {
+		return fmt.Errorf("cannot write event %s", e.ID)
+	}
+	return t.Tx.PutEvent(e)
+}
