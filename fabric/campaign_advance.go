@@ -56,7 +56,7 @@ func progressOf(c *forewarn.Campaign) forewarn.Campaign {
 // most; the scheduler advances it again at once for the rest. A campaign
 // over 10,000 scopes so writes in transactions of a bounded size, which
 // bounds the memory they take (and the work lost to a failed commit).
-const advanceBatch = 500
+const advanceBatch = 1000
 
 // step is advance's work on a running campaign.
 func (f *Fabric) step(t *txn, c *forewarn.Campaign) error {

@@ -36,7 +36,7 @@ func manyScopes(h *harness, n int) []string {
 // every VM hit once, in update domain order.
 func TestCampaignSchedulesInBatches(t *testing.T) {
 	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
-	n := 1100 // more than two batches of advanceBatch (500)
+	n := 2100 // more than two batches of advanceBatch (1000)
 	scopes := manyScopes(h, n)
 	c := startCampaign(h, forewarn.CampaignSpec{Type: forewarn.Freeze, All: true, ParallelScopes: n})
 	inFlight := func() int {

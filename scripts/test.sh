@@ -28,10 +28,14 @@ echo "== fuzz (short; FUZZTIME=${FUZZTIME:=100000x})"
 go test ./imds -run '^$' -fuzz '^FuzzPostBody$' -fuzztime "$FUZZTIME"
 go test ./imds -run '^$' -fuzz '^FuzzQuery$' -fuzztime "$FUZZTIME"
 go test ./fleetfile -run '^$' -fuzz '^FuzzParse$' -fuzztime "$FUZZTIME" -fuzzminimizetime 2s
+go test ./admin -run '^$' -fuzz '^FuzzListQueries$' -fuzztime 20000x
+go test ./fabric -run '^$' -fuzz '^FuzzEventCursor$' -fuzztime "$FUZZTIME"
 
 echo "== benchmarks, once each (their numbers are not judged here; see BENCHMARKS.md)"
 go test -run '^$' -bench . -benchtime 1x ./...
 scripts/load.sh --short
+scripts/bench-fleet.sh --short
+scripts/fleet-load.sh --short
 
 echo "== seed examples"
 scripts/seed-examples.sh
