@@ -28,6 +28,9 @@ var (
 	// ErrUnavailable: the store did not answer (etcd out of reach, or
 	// electing a leader); the request may be tried again.
 	ErrUnavailable = errors.New("store unavailable")
+	// ErrTooLarge: a transaction writes more than the store takes in one
+	// (etcd's --max-txn-ops); the same work in smaller parts may succeed.
+	ErrTooLarge = errors.New("transaction too large")
 )
 
 // Error is an error meant for the user: Message says what was wrong, Kind is

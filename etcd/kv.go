@@ -301,6 +301,10 @@ func (o *optimistic) commit(guard string) (ok bool, err error) {
 	}
 	ops = append(ops, clientv3.OpPut(guard, fmt.Sprint(o.rev)))
 	resp, err := o.client.Txn(o.ctx).If(cmps...).Then(ops...).Commit()
+	if errors.Is(err, rpctypes.ErrTooManyOps) {
+		return false, fmt.Errorf("commit to etcd (%d writes, more than its --max-txn-ops): %w (%w)",
+			len(ops), err, forewarn.ErrTooLarge)
+	}
 	if err != nil {
 		return false, fmt.Errorf("commit to etcd (%d writes): %w (%w)", len(ops), err, forewarn.ErrUnavailable)
 	}

@@ -53,9 +53,10 @@ func progressOf(c *forewarn.Campaign) forewarn.Campaign {
 }
 
 // advanceBatch is how many events one advance of a campaign schedules at
-// most; the scheduler advances it again at once for the rest. A campaign
-// over 10,000 scopes so writes in transactions of a bounded size, which
-// bounds the memory they take (and the work lost to a failed commit).
+// most (less if the store takes less: updateCampaigns); the scheduler
+// advances it again at once for the rest. A campaign over 10,000 scopes so
+// writes in transactions of a bounded size, which bounds the memory they
+// take (and the work lost to a failed commit).
 const advanceBatch = 1000
 
 // step is advance's work on a running campaign.
@@ -76,7 +77,7 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign) error {
 		if p.Finished() || p.Event != "" || (!underWay(p) && active >= c.Spec.ParallelScopes) {
 			continue
 		}
-		if scheduled == advanceBatch {
+		if scheduled == int(f.advanceBatch.Load()) {
 			t.wakeup = true // the rest in the next transaction
 			break
 		}

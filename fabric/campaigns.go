@@ -29,11 +29,14 @@ const maxDescription = 1024
 // one event per update domain, in order, the next only once the previous
 // has completed.
 func (f *Fabric) StartCampaign(ctx context.Context, spec forewarn.CampaignSpec) (*forewarn.Campaign, error) {
-	c, err := newCampaign(spec)
+	fresh, err := newCampaign(spec)
 	if err != nil {
 		return nil, err
 	}
-	err = f.update(ctx, func(t *txn) error {
+	var c *forewarn.Campaign
+	err = f.updateCampaigns(ctx, func(t *txn) error {
+		c = new(forewarn.Campaign) // each run of fn starts afresh
+		*c = *fresh
 		c.CreatedAt = t.now
 		scopes, err := campaignScopes(t, spec)
 		if err != nil {
@@ -139,7 +142,7 @@ func (f *Fabric) Campaign(ctx context.Context, id string) (*forewarn.Campaign, e
 // SteerCampaign pauses, resumes or cancels a campaign.
 func (f *Fabric) SteerCampaign(ctx context.Context, id string, action forewarn.CampaignAction) (*forewarn.Campaign, error) {
 	var c *forewarn.Campaign
-	err := f.update(ctx, func(t *txn) error {
+	err := f.updateCampaigns(ctx, func(t *txn) error {
 		var err error
 		if c, err = t.Campaign(strings.ToLower(id)); err != nil {
 			return err
@@ -211,7 +214,7 @@ func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	var t0 *txn
-	err = f.update(ctx, func(t *txn) error {
+	err = f.updateCampaigns(ctx, func(t *txn) error {
 		t0 = t
 		all, err := t.Campaigns()
 		if err != nil {
@@ -228,4 +231,21 @@ func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
 		return nil
 	})
 	return err == nil && len(t0.bumped) > 0, err
+}
+
+// updateCampaigns runs an update that advances campaigns, halving the
+// number of scopes an advance schedules while the store finds the
+// transaction too large (etcd's --max-txn-ops), down to one. The size that
+// fits is kept for the campaigns that follow.
+func (f *Fabric) updateCampaigns(ctx context.Context, fn func(*txn) error) error {
+	for {
+		err := f.update(ctx, fn)
+		batch := f.advanceBatch.Load()
+		if !errors.Is(err, forewarn.ErrTooLarge) || batch <= 1 {
+			return err
+		}
+		f.advanceBatch.CompareAndSwap(batch, batch/2)
+		f.log.Warn("a campaign's transaction is too large for the store: scheduling fewer scopes a transaction"+
+			" (raise etcd's --max-txn-ops for larger ones)", "scopes", batch/2, "err", err)
+	}
 }

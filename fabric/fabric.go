@@ -69,6 +69,10 @@ type Fabric struct {
 	enabling enabling
 	acts     actuations
 	leading  atomic.Bool // runs the time-driven work
+
+	// advanceBatch is how many scopes an advance of a campaign schedules
+	// at most: advanceBatch, halved while the store finds it too large.
+	advanceBatch atomic.Int64
 }
 
 var _ forewarn.Fleet = (*Fabric)(nil)
@@ -106,6 +110,7 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 		enabling:  newEnabling(),
 		acts:      actuations{running: map[string]bool{}},
 	}
+	f.advanceBatch.Store(advanceBatch)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.publishAll(ctx); err != nil {

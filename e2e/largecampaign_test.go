@@ -1,0 +1,67 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/forewarn/forewarn"
+)
+
+// TestLargeCampaignOnEtcd runs a campaign over more scopes than one etcd
+// transaction takes (--max-txn-ops 128): serve schedules fewer scopes a
+// transaction, says so, and the campaign ends with every update domain
+// done; the waves of events that come due together start and complete.
+func TestLargeCampaignOnEtcd(t *testing.T) {
+	const scopes = 60
+	dir := t.TempDir()
+	var fleet strings.Builder
+	fleet.WriteString("scopes:\n")
+	for i := range scopes {
+		fmt.Fprintf(&fleet, "  - name: s%02d\n    updateDomains: 2\n    vms:\n", i)
+		for ud := range 2 {
+			fmt.Fprintf(&fleet, "      - {name: s%02d-%d, updateDomain: %d}\n", i, ud, ud)
+		}
+	}
+	tokenFile, fleetFile := filepath.Join(dir, "token"), filepath.Join(dir, "fleet.yaml")
+	if err := os.WriteFile(tokenFile, []byte("e2e-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fleetFile, []byte(fleet.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store := fmt.Sprintf("etcd://%s/e2e-%d", startEtcd(t), rand.Int64())
+	s := startReplica(t, store, tokenFile, fleetFile, "--time-scale", "600")
+	eventually(t, 15*time.Second, "leading", func() bool { return strings.Contains(s.log.String(), leadingLine) })
+
+	ctx := context.Background()
+	c, err := s.admin.StartCampaign(ctx, forewarn.CampaignSpec{Type: forewarn.Freeze, All: true, ParallelScopes: scopes})
+	if err != nil {
+		t.Fatalf("start a campaign over %d scopes: %v\n%s", scopes, err, s.log.String())
+	}
+	if !strings.Contains(s.log.String(), "scheduling fewer scopes a transaction") {
+		t.Errorf("serve did not say it schedules fewer scopes a transaction:\n%s", s.log.String())
+	}
+	eventually(t, 60*time.Second, "the campaign done", func() bool {
+		got, err := s.admin.Campaign(ctx, c.ID)
+		return err == nil && got.State == forewarn.CampaignDone
+	})
+	got, err := s.admin.Campaign(ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range got.Scopes {
+		if p.Done != 2 {
+			t.Fatalf("scope %s: %d of 2 update domains done", p.Scope, p.Done)
+		}
+	}
+	history, err := s.admin.History(ctx, 1000)
+	if err != nil || len(history) != 2*scopes {
+		t.Fatalf("history has %d events (%v), want %d", len(history), err, 2*scopes)
+	}
+}
