@@ -14,3 +14,6 @@ lint:
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...
+	./scripts/load.sh --short
+	./scripts/bench-fleet.sh --short
+	./scripts/fleet-load.sh --short
