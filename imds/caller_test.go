@@ -104,3 +104,38 @@ func TestAddressForms(t *testing.T) {
 		t.Error("127.0.0.2 does not resolve")
 	}
 }
+
+// TestCallerResolvesThroughPublishes: an address keeps resolving while its
+// scope is published again and again (the lookup takes no lock, so a
+// publish must never drop an address it then adds back).
+func TestCallerResolvesThroughPublishes(t *testing.T) {
+	s := New(Config{Metadata: &fakeMetadata{}})
+	addr := netip.MustParseAddr("127.0.0.5")
+	snap := func(inc int64) *forewarn.ScopeSnapshot {
+		return &forewarn.ScopeSnapshot{
+			Scope: &forewarn.Scope{Name: "web", Incarnation: inc},
+			VMs:   []*forewarn.VM{{Name: "web-0", Scope: "web", Addresses: []string{addr.String()}}},
+		}
+	}
+	s.PublishScope(snap(1))
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for inc := int64(2); inc < 2000; inc++ {
+			s.PublishScope(snap(inc))
+		}
+	}()
+	for misses := 0; ; {
+		select {
+		case <-done:
+			if misses > 0 {
+				t.Fatalf("127.0.0.5 did not resolve %d times during the publishes", misses)
+			}
+			return
+		default:
+		}
+		if _, ok := s.lookup(addr); !ok {
+			misses++
+		}
+	}
+}

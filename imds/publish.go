@@ -32,11 +32,11 @@ func (s *Server) PublishScope(snap *forewarn.ScopeSnapshot) {
 			"incarnation", snap.Scope.Incarnation, "serving", old.scope.Incarnation)
 		return
 	}
+	s.scopes[key] = st
+	s.addOwners(st, old)
 	if old != nil {
 		s.dropOwners(old)
 	}
-	s.scopes[key] = st
-	s.addOwners(st)
 	s.mu.Unlock()
 
 	if old != nil {
@@ -60,33 +60,39 @@ func (s *Server) RemoveScope(name string) {
 	}
 }
 
-// lookup finds the VM that owns an address.
+// lookup finds the VM that owns an address, without a lock.
 func (s *Server) lookup(addr netip.Addr) (caller, bool) {
-	s.mu.RLock()
-	c, ok := s.addrs[addr]
-	s.mu.RUnlock()
-	return c, ok
+	v, ok := s.callers.Load(addr)
+	if !ok {
+		return caller{}, false
+	}
+	return v.(caller), true
 }
 
-// dropOwners removes the addresses that st's VMs own. An address another
-// scope has claimed since stays with that scope. s.mu must be held.
-func (s *Server) dropOwners(st *scopeState) {
-	for _, o := range st.owners {
-		if c, ok := s.addrs[o.addr]; ok && c.state == st {
-			delete(s.addrs, o.addr)
+// dropOwners removes the addresses that old's VMs owned and that no state
+// has claimed since: not the scope's new one, whose addOwners runs first
+// (so that an address a VM keeps never goes unresolved in between), nor
+// another scope's. s.mu must be held.
+func (s *Server) dropOwners(old *scopeState) {
+	for _, o := range old.owners {
+		if c, ok := s.lookup(o.addr); ok && c.state == old {
+			s.callers.Delete(o.addr)
 		}
 	}
 }
 
-// addOwners indexes the addresses of st's VMs. An address that belongs to
-// another VM already moves to this one, with a warning. s.mu must be held.
-func (s *Server) addOwners(st *scopeState) {
+// addOwners indexes the addresses of st's VMs, which replaces prev (nil for
+// a new scope). An address that belongs to a VM of another scope, or to
+// another VM of another state, moves to this one, with a warning. s.mu
+// must be held.
+func (s *Server) addOwners(st, prev *scopeState) {
 	for _, o := range st.owners {
-		if c, ok := s.addrs[o.addr]; ok && !forewarn.SameName(c.vm.Name, o.vm.Name) {
+		c, ok := s.lookup(o.addr)
+		if ok && c.state != prev && !forewarn.SameName(c.vm.Name, o.vm.Name) {
 			s.log.Warn("publish: address claimed by two VMs", "address", o.addr,
 				"vm", o.vm.Name, "previous", c.vm.Name)
 		}
-		s.addrs[o.addr] = caller{vm: o.vm, state: st, rateKey: vmRateKey(o.vm)}
+		s.callers.Store(o.addr, caller{vm: o.vm, state: st, rateKey: vmRateKey(o.vm)})
 	}
 }
 
