@@ -34,6 +34,7 @@ type Tx interface {
 	// "", in name order (case-insensitively), beginning after the name
 	// after ("" for the first), until fn returns false. It reads a VM only
 	// when fn asks for it, so that a page of a large fleet costs a page.
+	// fn must not write through the transaction.
 	ScanVMs(scope, after string, fn func(*VM) bool) error
 	// VMsAt returns the VMs that have the address, ordered by name.
 	VMsAt(address string) ([]*VM, error)
