@@ -62,8 +62,11 @@ type Fabric struct {
 	// of their commits.
 	mu        sync.Mutex
 	publisher forewarn.Publisher
-	// published holds the scopes published, by lowercased name.
+	// published holds the scopes published, by lowercased name, and
+	// inFlight the events in flight of each, as last published, for the
+	// scheduler (pending).
 	published map[string]string
+	inFlight  map[string]scopeEvents
 	wake      chan struct{}
 
 	enabling enabling
@@ -107,6 +110,7 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 		metrics:   newMetrics(cfg.Registerer),
 		wake:      make(chan struct{}, 1),
 		published: map[string]string{},
+		inFlight:  map[string]scopeEvents{},
 		enabling:  newEnabling(),
 		acts:      actuations{running: map[string]bool{}},
 	}
@@ -163,24 +167,41 @@ func (f *Fabric) update(ctx context.Context, fn func(*txn) error) error {
 	return nil
 }
 
+// scopeEvents are the events in flight of a scope at an incarnation.
+type scopeEvents struct {
+	incarnation int64
+	events      []*forewarn.Event
+}
+
 // publish hands the snapshots collected by a committed transaction to the
-// publisher and the metrics.
+// publisher, the metrics and the scheduler (inFlight, which keeps the
+// newest incarnation, as the metadata endpoint does); f.mu is held.
 func (f *Fabric) publish(t *txn) {
 	for _, name := range t.removed {
 		delete(f.published, strings.ToLower(name))
+		delete(f.inFlight, strings.ToLower(name))
 		f.metrics.setScope(name, nil)
 		if f.publisher != nil {
 			f.publisher.RemoveScope(name)
 		}
 	}
 	for _, snap := range t.snapshots {
-		f.published[strings.ToLower(snap.Scope.Name)] = snap.Scope.Name
+		key := strings.ToLower(snap.Scope.Name)
+		f.published[key] = snap.Scope.Name
+		if cur, ok := f.inFlight[key]; !ok || snap.Scope.Incarnation >= cur.incarnation {
+			f.inFlight[key] = scopeEvents{snap.Scope.Incarnation, snap.Events}
+		}
 		if !snap.Scope.EnabledAt.IsZero() {
 			f.enabling.learnStored(strings.ToLower(snap.Scope.Name), snap.Scope.LastSeen)
 		}
 		f.metrics.setScope(snap.Scope.Name, snap.Events)
 		if f.publisher != nil {
 			f.publisher.PublishScope(snap)
+		}
+	}
+	for key, s := range t.events {
+		if cur, ok := f.inFlight[key]; !ok || s.incarnation >= cur.incarnation {
+			f.inFlight[key] = s
 		}
 	}
 	if t.chaos != nil && f.publisher != nil {

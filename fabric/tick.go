@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -21,10 +22,7 @@ const retryAfter = time.Second
 // running on, and moves campaigns on. It returns the next deadline, or the
 // zero time if nothing is pending.
 func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
-	p, err := f.pending(ctx)
-	if err != nil {
-		return time.Time{}, err
-	}
+	p := f.pending()
 	var errs []error
 	for batch := range slices.Chunk(p.due, dueBatch) {
 		if len(batch) > 1 && f.dueAll(ctx, batch) == nil {
@@ -39,8 +37,7 @@ func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 	advanced, err := f.advanceCampaigns(ctx)
 	errs = append(errs, err)
 	if len(p.due) > 0 || advanced {
-		p, err = f.pending(ctx)
-		errs = append(errs, err)
+		p = f.pending()
 	}
 	for _, e := range p.actuate {
 		f.actuate(ctx, e)
@@ -79,26 +76,37 @@ type work struct {
 	actuate []*forewarn.Event // started events the actuator carries out
 }
 
-// pending returns the work of the events in flight.
-func (f *Fabric) pending(ctx context.Context) (work, error) {
+// pending returns the work of the events in flight, from the snapshots
+// last published (inFlight), not the store: every change to an event is
+// published, by the transaction that made it or, for another replica's, by
+// the watch, which also wakes the scheduler. Due events come oldest
+// deadline first.
+func (f *Fabric) pending() work {
 	now := f.clock.Now()
 	var w work
-	err := f.view(ctx, func(tx forewarn.Tx) error {
-		events, err := tx.Events("")
-		for _, e := range events {
+	var due []*forewarn.Event
+	f.mu.Lock()
+	for _, s := range f.inFlight {
+		for _, e := range s.events {
 			d := deadline(e)
 			switch {
 			case !d.IsZero() && !now.Before(d):
-				w.due = append(w.due, e.ID)
+				due = append(due, e)
 			case !d.IsZero():
 				w.next = earliest(w.next, d)
 			case f.cfg.Actuator != nil && e.Status == forewarn.Started:
 				w.actuate = append(w.actuate, e)
 			}
 		}
-		return err
+	}
+	f.mu.Unlock()
+	slices.SortFunc(due, func(a, b *forewarn.Event) int {
+		return cmp.Or(deadline(a).Compare(deadline(b)), cmp.Compare(a.ID, b.ID))
 	})
-	return w, err
+	for _, e := range due {
+		w.due = append(w.due, e.ID)
+	}
+	return w
 }
 
 // due starts or completes one event if its time has come.

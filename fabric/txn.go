@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -27,9 +28,16 @@ type txn struct {
 	// domain and again to publish it.
 	vms map[string][]*forewarn.VM
 
+	// eventScopes are the scopes whose events this tx wrote, published or
+	// not: the scheduler follows every change of an event (pending).
+	eventScopes map[string]string
+
 	// Filled by collect, for after the commit.
 	snapshots []*forewarn.ScopeSnapshot
 	removed   []string
+	// events are the events in flight of the scopes in eventScopes that
+	// are not published (their document did not change).
+	events map[string]scopeEvents
 	// chaos, if set, are the chaos rules to publish.
 	chaos *[]*forewarn.ChaosRule
 
@@ -49,7 +57,24 @@ func newTxn(tx forewarn.Tx, now time.Time, historyKeep int) *txn {
 		touched:     map[string]string{},
 		deleted:     map[string]string{},
 		vms:         map[string][]*forewarn.VM{},
+		eventScopes: map[string]string{},
 	}
+}
+
+// PutEvent writes an event and notes its scope for the scheduler.
+func (t *txn) PutEvent(e *forewarn.Event) error {
+	if e != nil {
+		t.eventScopes[strings.ToLower(e.Scope)] = e.Scope
+	}
+	return t.Tx.PutEvent(e)
+}
+
+// DeleteEvent deletes an event and notes its scope for the scheduler.
+func (t *txn) DeleteEvent(id string) error {
+	if e, err := t.Tx.Event(id); err == nil {
+		t.eventScopes[strings.ToLower(e.Scope)] = e.Scope
+	}
+	return t.Tx.DeleteEvent(id)
 }
 
 // VMs returns the VMs of scope, or of every scope if scope is "". A
@@ -160,6 +185,23 @@ func (t *txn) collect() error {
 			return fmt.Errorf("snapshot of scope %q: %w", name, err)
 		}
 		t.snapshots = append(t.snapshots, &forewarn.ScopeSnapshot{Scope: s, VMs: vms, Events: events})
+	}
+	t.events = map[string]scopeEvents{}
+	for key, name := range t.eventScopes {
+		if _, published := t.touched[key]; published || t.deleted[key] != "" {
+			continue
+		}
+		s, err := t.Scope(name)
+		if errors.Is(err, forewarn.ErrNotFound) {
+			continue
+		} else if err != nil {
+			return fmt.Errorf("events of scope %q: %w", name, err)
+		}
+		events, err := t.Events(name)
+		if err != nil {
+			return fmt.Errorf("events of scope %q: %w", name, err)
+		}
+		t.events[key] = scopeEvents{s.Incarnation, events}
 	}
 	return nil
 }
