@@ -5,7 +5,7 @@
 #   scripts/fleet-load.sh                 # longpoll, then poll, full size
 #   scripts/fleet-load.sh longpoll [--clients 10000] [--lp-vms 100] [--runs 1]
 #   scripts/fleet-load.sh poll [--vms 2000] [--duration 60] [--time-scale 60] [--no-campaign]
-#   scripts/fleet-load.sh --short         # both, small and brief: about 20 s (CI)
+#   scripts/fleet-load.sh --short         # both, small and brief: about 15 s (CI)
 #
 # longpoll: "one change seen by 10,000 long-polling clients". It starts
 #
@@ -23,7 +23,22 @@
 # through the admin API and times each client's answer from just before
 # that call: to its arrival in the client's socket (the kernel's receive
 # timestamp) and to the load having read it, with the CPU time the server
-# and the load used meanwhile. Target: p99 at most 200 ms.
+# and the load used meanwhile (the server's threads' run times, from
+# /proc/PID/task/*/schedstat). Target: p99 at most 200 ms.
+#
+# After each forewarn run, the same load runs against the baseline
+# (internal/tools/baseline, a minimal net/http server that checks the same
+# header and query, holds a long-poll on its current ETag until POST
+# /trigger, then answers the document with forewarn's headers), from the
+# same clients and addresses: the script fetches forewarn's document as the
+# first VM (the bytes its long-polls just got), starts a fresh baseline with
+# those bytes tagged one incarnation less, and `fleetload longpoll -trigger`
+# POSTs /trigger as the change, so the baseline's clients get the very
+# bytes forewarn's did (Date apart). It then prints a Markdown table, per
+# run (and the median of each column over several runs): forewarn's and
+# the baseline's p50 and p99 from the change to the answers' arrival, the
+# p99 of the fan-out from the first answer (which leaves out forewarn's
+# store commit), the server CPU per answer, and forewarn/baseline ratios.
 #
 # poll: "2,000 VMs polling once a second for 60 s during a campaign". It
 # starts
@@ -44,9 +59,10 @@
 #
 # Each load prints its summary; a MISS of a latency target does not fail
 # the script, an error answer, a transport error or a missing answer does.
-# --short: 1,000 long-polls over 20 VMs, then 200 VMs for 5 s at
-# --time-scale 300. The load and the server each hold a descriptor per
-# long-poll: the script tries ulimit -n 65536 and needs --clients + 1000.
+# --short: 1,000 long-polls over 20 VMs (forewarn, then the baseline),
+# then 200 VMs for 5 s at --time-scale 300. The load and the server each
+# hold a descriptor per long-poll: the script tries ulimit -n 65536 and
+# needs --clients + 1000.
 # Every process started is stopped at exit. Loopback only.
 set -euo pipefail
 shopt -s inherit_errexit
@@ -93,11 +109,13 @@ fi
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/forewarn-fleet-load.XXXXXX")
 fw_pid=
+base_pid=
 cleanup() {
-  if [ -n "$fw_pid" ]; then
-    kill "$fw_pid" 2>/dev/null || true
-    wait "$fw_pid" 2>/dev/null || true
-  fi
+  local pid
+  for pid in $fw_pid $base_pid; do
+    kill "$pid" 2>/dev/null || true
+    wait "$pid" 2>/dev/null || true
+  done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -178,28 +196,91 @@ cpu_s() {
   awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($12 + $13) / hz }' <<<"$stat"
 }
 
+# lp_load NAME RUN ARG...: runs `fleetload longpoll` on the longpoll
+# layout with the arguments, its JSON in $tmp/lp-NAME-RUN.json, and prints
+# its summary.
+lp_load() {
+  local name=$1 r=$2
+  shift 2
+  "$tmp/fleetload" longpoll "${lp_layout[@]}" -clients "$clients" -json "$@" \
+    >"$tmp/lp-$name-$r.json" 2>"$tmp/lp-$name-$r.log" ||
+    { cat "$tmp/lp-$name-$r.log" >&2; die "longpoll run $r against $name failed"; }
+  grep -v "^longpoll: " "$tmp/lp-$name-$r.log" | sed "s/^/$name: /" || true
+}
+
+# start_baseline RUN: fetches forewarn's document as the first VM (the one
+# its long-polls got after the change of run RUN) and starts the baseline
+# with those bytes, tagged one incarnation less: its POST /trigger then
+# makes its long-polls get the same bytes and ETag. Sets base_pid and
+# base_addr.
+start_baseline() {
+  local r=$1 doc=$tmp/doc-$1.json etag n
+  curl -sS -f --interface 127.2.0.1 -H 'Metadata: true' -D "$doc.headers" -o "$doc" "http://$meta$lp_path" ||
+    die "GET forewarn's document as ${lp_layout[1]}-0-0 failed"
+  etag=$(tr -d '\r' <"$doc.headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p')
+  n=${etag//\"/}
+  [[ "$n" =~ ^[0-9]+$ && "$n" -gt 1 ]] || die "forewarn's ETag $etag is not a quoted incarnation above 1"
+  [ "\"$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["new_etag"])' "$tmp/lp-forewarn-$r.json")\"" = "$etag" ] ||
+    die "forewarn's document changed since its long-polls were answered: ETag $etag"
+  "$tmp/baseline" --body "$doc" --etag "\"$((n - 1))\"" 2>"$tmp/baseline-$r.log" &
+  base_pid=$!
+  base_addr=$(wait_addr "$tmp/baseline-$r.log" 'listening')
+  curl -sS -f -H 'Metadata: true' -o "$doc.baseline" "http://$base_addr$lp_path" || die "GET the baseline's document failed"
+  cmp -s "$doc" "$doc.baseline" || die "the baseline answers other bytes than forewarn's document"
+}
+
+# stop_baseline: says the baseline's peak RSS, and stops it.
+stop_baseline() {
+  echo "baseline: peak RSS $(rss "$base_pid")"
+  kill "$base_pid"
+  wait "$base_pid" || die "the baseline failed: $(cat "$tmp/baseline-$r.log")"
+  base_pid=
+}
+
 run_longpoll() {
-  local layout=(-prefix lp -scopes 1 -vms "$lp_vms" -base 127.2.0.1) r
-  echo "== longpoll: $clients long-polls over $lp_vms VMs of one scope, $runs run(s)"
+  local r
+  lp_layout=(-prefix lp -scopes 1 -vms "$lp_vms" -base 127.2.0.1)
+  lp_path='/metadata/scheduledevents?api-version=2020-07-01'
+  echo "== longpoll: $clients long-polls over $lp_vms VMs of one scope, $runs run(s), forewarn then the baseline"
   start_serve longpoll --rate-limit 0 --max-user-ops 1000
-  apply_fleet "$tmp/lp.yaml" "${layout[@]}"
+  apply_fleet "$tmp/lp.yaml" "${lp_layout[@]}"
   for r in $(seq "$runs"); do
     [ "$runs" = 1 ] || echo "-- run $r"
-    "$tmp/fleetload" longpoll "${layout[@]}" -url "http://$meta" -admin "http://$admin" \
-      -token-file "$data/admin.token" -clients "$clients" -server-pid "$fw_pid" -json \
-      >"$tmp/lp-$r.json" 2>"$tmp/lp-$r.log" || { cat "$tmp/lp-$r.log" >&2; die "longpoll run $r failed"; }
-    grep -v "^longpoll: " "$tmp/lp-$r.log" || true
+    lp_load forewarn "$r" -url "http://$meta" -admin "http://$admin" -token-file "$data/admin.token" -server-pid "$fw_pid"
+    start_baseline "$r"
+    lp_load baseline "$r" -url "http://$base_addr" -trigger "http://$base_addr/trigger" -server-pid "$base_pid"
+    stop_baseline
   done
-  [ "$runs" = 1 ] || python3 - "$tmp"/lp-*.json <<'PY'
-import json, statistics, sys
-runs = [json.load(open(f)) for f in sys.argv[1:]]
-for key, what in (("latency_from_change", "arrival"), ("read_latency_from_change", "read")):
-    p99 = sorted(r[key]["p99_ms"] for r in runs)
-    print(f"{len(runs)} runs, p99 to {what}: median {statistics.median(p99):g} ms, "
-          f"min {p99[0]:g} ms, max {p99[-1]:g} ms")
-PY
   echo "serve: peak RSS $(rss "$fw_pid")"
   stop_serve
+  echo
+  python3 - "$runs" "$tmp" <<'PY'
+import json, statistics, sys
+runs, tmp = int(sys.argv[1]), sys.argv[2]
+load = lambda name, r: json.load(open(f"{tmp}/lp-{name}-{r}.json"))
+def row(fw, base):
+    cpu = [x["cpu_during_change"]["server_cpu_ms"] * 1000 / x["answered"] for x in (fw, base)]
+    lat = [x["latency_from_change"] for x in (fw, base)]
+    fan = [x["fan_out_from_first_answer"]["p99_ms"] for x in (fw, base)]
+    return [lat[0]["p50_ms"], lat[0]["p99_ms"], lat[1]["p50_ms"], lat[1]["p99_ms"],
+            lat[0]["p99_ms"] / lat[1]["p99_ms"], fan[0], fan[1], fan[0] / fan[1],
+            cpu[0], cpu[1], cpu[0] / cpu[1]]
+rows = [row(load("forewarn", r), load("baseline", r)) for r in range(1, runs + 1)]
+if runs > 1:
+    rows.append(("median",) + tuple(statistics.median(c) for c in zip(*rows)))
+print("latency from the change to each answer's arrival; fan-out from the first answer's arrival;")
+print("server CPU from the change to the last answer, per answer")
+print()
+print("| run | forewarn p50 / p99 ms | baseline p50 / p99 ms | p99 forewarn/baseline "
+      "| fan-out p99 ms forewarn / baseline | fan-out p99 forewarn/baseline "
+      "| CPU µs/answer forewarn / baseline | CPU forewarn/baseline |")
+print("|---|---|---|---|---|---|---|---|")
+for i, x in enumerate(rows):
+    label = x[0] if isinstance(x, tuple) else i + 1
+    x = x[1:] if isinstance(x, tuple) else x
+    print(f"| {label} | {x[0]:.1f} / {x[1]:.1f} | {x[2]:.1f} / {x[3]:.1f} | {x[4]:.2f} "
+          f"| {x[5]:.1f} / {x[6]:.1f} | {x[7]:.2f} | {x[8]:.1f} / {x[9]:.1f} | {x[10]:.2f} |")
+PY
 }
 
 run_poll() {
@@ -220,9 +301,10 @@ run_poll() {
   stop_serve
 }
 
-echo "building forewarn and fleetload ..." >&2
+echo "building forewarn, fleetload and the baseline ..." >&2
 go build -o "$tmp/forewarn" ./cmd/forewarn
 go build -o "$tmp/fleetload" ./internal/tools/fleetload
+go build -o "$tmp/baseline" ./internal/tools/baseline
 echo "machine: $(nproc) cores, $(free -m | awk '$1 == "Mem:" { print $2 " MB" }'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 case "$mode" in
   longpoll) run_longpoll ;;

@@ -110,17 +110,10 @@ func (b *logLines) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func TestRunServesAndStops(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "body.json")
-	if err := os.WriteFile(file, []byte(testBody), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	logs := &logLines{ch: make(chan []byte, 16)}
-	done := make(chan int, 1)
-	go func() { done <- run(ctx, []string{"--body", file}, logs) }()
-
+// listening returns the address of run's first log line, "listening
+// addr=HOST:PORT"; done is run's exit code.
+func listening(t *testing.T, logs *logLines, done <-chan int) string {
+	t.Helper()
 	var line []byte
 	select {
 	case line = <-logs.ch:
@@ -133,6 +126,20 @@ func TestRunServesAndStops(t *testing.T) {
 	if !ok {
 		t.Fatalf("first log line %q", line)
 	}
+	return addr
+}
+
+func TestRunServesAndStops(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "body.json")
+	if err := os.WriteFile(file, []byte(testBody), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	logs := &logLines{ch: make(chan []byte, 16)}
+	done := make(chan int, 1)
+	go func() { done <- run(ctx, []string{"--body", file}, logs) }()
+	addr := listening(t, logs, done)
 	req, _ := http.NewRequest(http.MethodGet, "http://"+addr+testURL, nil)
 	req.Header.Set("Metadata", "true")
 	resp, err := http.DefaultClient.Do(req)

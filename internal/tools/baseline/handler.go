@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 // apiVersions are the api-versions forewarn accepts on
@@ -21,24 +23,51 @@ const (
 
 const contentTypeJSON = "application/json; charset=utf-8"
 
-// handler answers GET /metadata/scheduledevents with a fixed document.
+// document is the body answered and its ETag. It is never changed: a
+// trigger replaces it, and closes changed to wake the long-polls held on
+// it.
+type document struct {
+	body    []byte
+	etag    string // quotes included
+	tag     string // etag without its quotes, as last_etag gives it
+	length  string // len(body), for Content-Length
+	changed chan struct{}
+}
+
+// newDocument returns the document of body, tagged etag (quotes included).
+func newDocument(body []byte, etag string) *document {
+	return &document{body: body, etag: etag, tag: opaqueTag(etag),
+		length: strconv.Itoa(len(body)), changed: make(chan struct{})}
+}
+
+// handler answers GET /metadata/scheduledevents with the current document,
+// holds long-polls until a POST /trigger replaces it, and answers those.
 type handler struct {
-	body   []byte
-	etag   string
-	length string // len(body), for Content-Length
+	doc       atomic.Pointer[document]
+	triggerMu sync.Mutex // one trigger at a time: each closes the channel it replaced
+	stopping  chan struct{}
+	stopOnce  sync.Once
 }
 
 // newHandler returns the handler of body, tagged etag (quotes included).
 func newHandler(body []byte, etag string) *handler {
-	return &handler{body: body, etag: etag, length: strconv.Itoa(len(body))}
+	h := &handler{stopping: make(chan struct{})}
+	h.doc.Store(newDocument(body, etag))
+	return h
 }
 
-// ServeHTTP checks path, method, the Metadata header and api-version, then
-// answers the document, or 304 if If-None-Match is exactly its ETag. The
-// headers are forewarn's: Content-Type, Content-Length, ETag and
-// Forewarn-Long-Poll, so that both servers write the same bytes.
+// ServeHTTP checks path, method, the Metadata header and the query, holds
+// a long-poll whose last_etag is the current ETag, then answers the
+// document, or 304 if a request that is not a long-poll names its ETag in
+// If-None-Match. The headers are forewarn's: Content-Type, Content-Length,
+// ETag and Forewarn-Long-Poll, so that both servers write the same bytes.
+// POST /trigger replaces the document (trigger).
 func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path != "/metadata/scheduledevents" {
+		if r.URL.Path == "/trigger" {
+			h.trigger(w, r)
+			return
+		}
 		http.NotFound(w, r)
 		return
 	}
@@ -52,20 +81,37 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeBody(w, http.StatusBadRequest, errMetadataHeader)
 		return
 	}
-	if !apiVersions[r.URL.Query().Get("api-version")] {
+	q := r.URL.Query()
+	if !apiVersions[q.Get("api-version")] {
 		writeBody(w, http.StatusBadRequest, errAPIVersion)
 		return
 	}
+	poll, errBody := parsePoll(q)
+	if errBody != "" {
+		writeBody(w, http.StatusBadRequest, errBody)
+		return
+	}
+	h.answer(w, r, poll)
+}
+
+// answer writes the document, after holding a long-poll for a change.
+func (h *handler) answer(w http.ResponseWriter, r *http.Request, poll longPoll) {
+	d := h.doc.Load()
+	if poll.wait && poll.lastTag == d.tag {
+		if d = h.hold(r, d, poll); d == nil {
+			return // the client went away
+		}
+	}
 	hdr := w.Header()
-	hdr.Set("ETag", h.etag)
-	if r.Header.Get("If-None-Match") == h.etag {
+	hdr.Set("ETag", d.etag)
+	if !poll.wait && r.Header.Get("If-None-Match") == d.etag {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
 	hdr.Set("Content-Type", contentTypeJSON)
-	hdr.Set("Content-Length", h.length)
+	hdr.Set("Content-Length", d.length)
 	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(h.body)
+	_, _ = w.Write(d.body)
 }
 
 // writeBody answers an error with a JSON body.

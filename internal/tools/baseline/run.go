@@ -63,7 +63,9 @@ func serve(ctx context.Context, o options, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{Handler: newHandler(body, o.etag), ReadHeaderTimeout: 10 * time.Second}
+	h := newHandler(body, o.etag)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	srv.RegisterOnShutdown(h.stop) // answer the held long-polls, or Shutdown waits for them
 	fmt.Fprintf(stderr, "listening addr=%s\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"strconv"
 	"strings"
@@ -13,17 +15,58 @@ import (
 // every Linux architecture Go supports.
 const clockTick = 10 * time.Millisecond
 
-// processCPU is the user plus system CPU time process pid has used, from
-// /proc/PID/stat; 0 with no error for pid 0 (not asked).
+// processCPU is the CPU time process pid has used, 0 with no error for pid
+// 0 (not asked): its threads' run times, to the nanosecond
+// (threadsCPU), or where the kernel does not keep them, the user plus
+// system time of /proc/PID/stat, in 10 ms ticks: a 10,000-answer change
+// takes about 300 ms of CPU, which ticks measure to 3% only.
 func processCPU(pid int) (time.Duration, error) {
 	if pid == 0 {
 		return 0, nil
+	}
+	if d, ok := threadsCPU(pid); ok {
+		return d, nil
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return 0, fmt.Errorf("the server's CPU time: %w", err)
 	}
 	return parseStatCPU(string(b))
+}
+
+// threadsCPU sums the first field of /proc/PID/task/*/schedstat, each
+// thread's time on a CPU in nanoseconds; false if the kernel has no such
+// files. The time of threads that have ended is not in it: a Go server
+// keeps its threads.
+func threadsCPU(pid int) (time.Duration, bool) {
+	dir := fmt.Sprintf("/proc/%d/task", pid)
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, false
+	}
+	var sum time.Duration
+	for _, t := range tasks {
+		b, err := os.ReadFile(dir + "/" + t.Name() + "/schedstat")
+		if errors.Is(err, fs.ErrNotExist) {
+			if _, gone := os.Stat(dir + "/" + t.Name()); gone != nil {
+				continue // the thread ended meanwhile
+			}
+			return 0, false
+		}
+		if err != nil {
+			return 0, false
+		}
+		f := strings.Fields(string(b))
+		if len(f) == 0 {
+			return 0, false
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		sum += time.Duration(ns)
+	}
+	return sum, len(tasks) > 0
 }
 
 // parseStatCPU reads utime and stime, fields 14 and 15 of a

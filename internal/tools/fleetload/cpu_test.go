@@ -28,17 +28,43 @@ func TestProcessCPU(t *testing.T) {
 	if err := m.start(); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(100 * time.Millisecond); time.Now().Before(deadline); {
+	// Spin for 100 ms of CPU time, not of wall time: on a busy machine
+	// the test may get far less CPU than wall time.
+	for start, deadline := selfCPU(), time.Now().Add(10*time.Second); selfCPU()-start < 100*time.Millisecond; {
+		if time.Now().After(deadline) {
+			t.Fatal("getrusage counts no CPU time after 10 s of spinning")
+		}
 	}
 	u, err := m.stop()
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The kernel counts in 10 ms ticks: 100 ms of spinning is 50 ms at least.
-	if u.ServerMs < 50 || u.LoadMs < 50 || u.WallMs < 100 {
+	// The kernel counts in ns, or 10 ms ticks: 100 ms of spinning is 50 ms
+	// at least.
+	if u.ServerMs < 50 || u.LoadMs < 100 || u.WallMs < 100 {
 		t.Errorf("100 ms of spinning: %+v", u)
 	}
 	if u, _ := (&cpuMeter{}).stop(); u.ServerMs != -1 {
 		t.Errorf("no pid: server %g, want -1", u.ServerMs)
+	}
+}
+
+// TestThreadsCPU: the threads' run times agree with getrusage's count for
+// the process, which includes them.
+func TestThreadsCPU(t *testing.T) {
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		t.Skip("no /proc")
+	}
+	d, ok := threadsCPU(os.Getpid())
+	self := selfCPU()
+	if !ok {
+		t.Skip("the kernel keeps no schedstat")
+	}
+	// getrusage counts ended threads too, and its own ticks' rounding.
+	if d <= 0 || d > self+20*time.Millisecond {
+		t.Errorf("threads %v, getrusage %v", d, self)
+	}
+	if _, ok := threadsCPU(1 << 30); ok {
+		t.Error("a process that does not exist has threads")
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
 )
 
@@ -21,6 +20,7 @@ type longpollOptions struct {
 	layout      layout
 	endpoint    string // the metadata endpoint's base URL
 	admin       string // the admin API's base URL
+	trigger     string // or a URL to POST to, to make the change
 	tokenFile   string
 	clients     int
 	dialers     int
@@ -42,7 +42,8 @@ func parseLongpoll(args []string, stderr io.Writer) (longpollOptions, error) {
 	fs.SetOutput(stderr)
 	o.layout.register(fs)
 	fs.StringVar(&o.endpoint, "url", "", "the metadata endpoint, http://IP:PORT (required)")
-	fs.StringVar(&o.admin, "admin", "", "the admin API, http://HOST:PORT (required)")
+	fs.StringVar(&o.admin, "admin", "", "the admin API, http://HOST:PORT, which makes the change: a restart (this or -trigger)")
+	fs.StringVar(&o.trigger, "trigger", "", "make the change by a POST to this URL instead, e.g. the baseline's http://IP:PORT/trigger")
 	fs.StringVar(&o.tokenFile, "token-file", "", "the admin token's file (default: $FOREWARN_TOKEN)")
 	fs.IntVar(&o.clients, "clients", 10000, "long-polling clients, spread over the first scope's VMs")
 	fs.IntVar(&o.dialers, "dialers", 200, "connections being opened at once")
@@ -71,9 +72,12 @@ func (o longpollOptions) check() error {
 	if _, err := endpointAddr(o.endpoint); err != nil {
 		return err
 	}
+	if u, err := url.Parse(o.trigger); o.trigger != "" && (err != nil || u.Scheme != "http" || u.Host == "") {
+		return fmt.Errorf("-trigger %q: want http://HOST:PORT/PATH", o.trigger)
+	}
 	switch {
-	case o.admin == "":
-		return errors.New("-admin is required: the admin API that makes the change")
+	case (o.admin == "") == (o.trigger == ""):
+		return errors.New("give -admin (the admin API, which restarts a VM) or -trigger (a URL to POST to): one makes the change")
 	case o.clients < 1:
 		return fmt.Errorf("-clients %d: want at least 1", o.clients)
 	case o.dialers < 1:
@@ -124,27 +128,33 @@ func runLongpoll(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	token, err := adminToken(o.tokenFile)
+	maker, err := o.changeMaker()
 	if err != nil {
 		return usageError{err}
 	}
-	res, err := longpoll(ctx, o, admin.NewClient(o.admin, token), stderr)
+	res, err := longpoll(ctx, o, maker, stderr)
 	if err != nil {
 		return err
 	}
 	return report(stdout, stderr, o.json, res)
 }
 
-// changer makes the one change the long-polls wait for: admin.Client, or a
-// fake in tests.
-type changer interface {
-	Operate(ctx context.Context, vm string, op forewarn.Operation) (*forewarn.Event, error)
+// changeMaker is what makes the change: a POST to -trigger, else a
+// restart through the admin API with its token.
+func (o longpollOptions) changeMaker() (changeMaker, error) {
+	if o.trigger != "" {
+		return poster{url: o.trigger}, nil
+	}
+	token, err := adminToken(o.tokenFile)
+	if err != nil {
+		return nil, err
+	}
+	return restarter{layout: o.layout, fleet: admin.NewClient(o.admin, token)}, nil
 }
 
 // longpoll runs the load: it opens the long-polls, waits until they are
-// held, restarts the first VM and collects the answers. Progress goes to
-// logw.
-func longpoll(ctx context.Context, o longpollOptions, fleet changer, logw io.Writer) (*longpollResult, error) {
+// held, makes the change and collects the answers. Progress goes to logw.
+func longpoll(ctx context.Context, o longpollOptions, maker changeMaker, logw io.Writer) (*longpollResult, error) {
 	addrs, err := o.layout.addrs()
 	if err != nil {
 		return nil, err
@@ -165,6 +175,6 @@ func longpoll(ctx context.Context, o longpollOptions, fleet changer, logw io.Wri
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(logw, "longpoll: %s; restarting a VM of %s\n", held, o.layout.scopeName(0))
-	return g.change(ctx, o, fleet, tag, held)
+	fmt.Fprintf(logw, "longpoll: %s; %s\n", held, maker.describe())
+	return g.change(ctx, o, maker, tag, held)
 }

@@ -13,8 +13,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/forewarn/forewarn"
 )
 
 // lpClient is one long-poll on a connection of its own. Its fields are
@@ -176,19 +174,20 @@ func (g *lpGroup) firstAnswer() string {
 	return "none seen"
 }
 
-// change restarts a VM of the scope, waits o.wait at most for every
-// answer, and tallies them against the time just before the call was sent.
-func (g *lpGroup) change(ctx context.Context, o longpollOptions, fleet changer, tag, held string) (*longpollResult, error) {
+// change makes the change, waits o.wait at most for every answer, and
+// tallies them against the time just before the call that made it was
+// sent.
+func (g *lpGroup) change(ctx context.Context, o longpollOptions, maker changeMaker, tag, held string) (*longpollResult, error) {
 	meter := cpuMeter{pid: o.serverPID}
 	if err := meter.start(); err != nil {
 		return nil, err
 	}
-	vm, ev, sent, acked, err := restartOne(ctx, o.layout, fleet)
+	ch, err := maker.makeChange(ctx)
 	if err != nil {
 		return nil, err
 	}
 	for _, c := range g.clients {
-		c.conn.SetReadDeadline(sent.Add(o.wait))
+		c.conn.SetReadDeadline(ch.sent.Add(o.wait))
 	}
 	g.done.Wait()
 	use, err := meter.stop()
@@ -196,30 +195,9 @@ func (g *lpGroup) change(ctx context.Context, o longpollOptions, fleet changer, 
 		return nil, err
 	}
 	r := &longpollResult{CPU: use, Mode: "longpoll", Clients: len(g.clients), VMs: o.layout.vms,
-		Scope: o.layout.scopeName(0), Held: held, VM: vm, Event: ev.ID, AckMs: ms(acked),
-		OldTag: tag, TargetMs: ms(o.target)}
-	r.tally(g.clients, sent)
+		Scope: o.layout.scopeName(0), Held: held, Change: ch.what, VM: ch.vm, Event: ch.event,
+		AckMs: ms(ch.took), OldTag: tag, TargetMs: ms(o.target)}
+	r.tally(g.clients, ch.sent)
 	r.Pass = r.Errors == 0 && r.Missing == 0 && r.Latency.P99 <= r.TargetMs
 	return r, nil
-}
-
-// restartOne restarts the first VM of l's first scope that takes it: a VM
-// with an event in flight refuses a second (409), which is no change, so
-// that a load can run again on the same fleet. It returns the VM, its
-// event, when the call that made the change was sent, and how long it took.
-func restartOne(ctx context.Context, l layout, fleet changer) (string, *forewarn.Event, time.Time, time.Duration, error) {
-	var err error
-	for i := range l.vms {
-		vm := l.vmName(i)
-		sent := time.Now()
-		var ev *forewarn.Event
-		ev, err = fleet.Operate(ctx, vm, forewarn.OpRestart)
-		if err == nil {
-			return vm, ev, sent, time.Since(sent), nil
-		}
-		if !errors.Is(err, forewarn.ErrConflict) {
-			return "", nil, time.Time{}, 0, fmt.Errorf("restart %s: %w", vm, err)
-		}
-	}
-	return "", nil, time.Time{}, 0, fmt.Errorf("no VM of scope %s takes a restart (start serve afresh): %w", l.scopeName(0), err)
 }

@@ -14,16 +14,19 @@ const maxSamples = 5
 
 // longpollResult is what `fleetload longpoll` measured.
 type longpollResult struct {
-	Mode    string  `json:"mode"`
-	Clients int     `json:"clients"`
-	VMs     int     `json:"vms"`
-	Scope   string  `json:"scope"`
-	Held    string  `json:"held"`
-	VM      string  `json:"changed_vm"`
-	Event   string  `json:"event"`
-	AckMs   float64 `json:"change_acknowledged_ms"`
-	OldTag  string  `json:"old_etag"`
-	NewTag  string  `json:"new_etag"`
+	Mode    string `json:"mode"`
+	Clients int    `json:"clients"`
+	VMs     int    `json:"vms"`
+	Scope   string `json:"scope"`
+	Held    string `json:"held"`
+	// Change is what changed the document: a restart of VM, making Event,
+	// or a POST to -trigger.
+	Change string  `json:"change"`
+	VM     string  `json:"changed_vm,omitempty"`
+	Event  string  `json:"event,omitempty"`
+	AckMs  float64 `json:"change_acknowledged_ms"`
+	OldTag string  `json:"old_etag"`
+	NewTag string  `json:"new_etag"`
 	// Answered is the clients answered 200 with a new ETag; Errors those
 	// answered otherwise or cut off; Missing those with no answer after
 	// -wait.
@@ -118,8 +121,8 @@ func (r *longpollResult) failed() bool { return r.Errors > 0 || r.Missing > 0 }
 func (r *longpollResult) summary(w io.Writer) {
 	fmt.Fprintf(w, "longpoll: %d clients over %d VMs of scope %s\n", r.Clients, r.VMs, r.Scope)
 	fmt.Fprintf(w, "held:     %s\n", r.Held)
-	fmt.Fprintf(w, "change:   restart of %s (event %s), acknowledged in %s ms; ETag %q -> %q\n",
-		r.VM, r.Event, num(r.AckMs), r.OldTag, r.NewTag)
+	fmt.Fprintf(w, "change:   %s, acknowledged in %s ms; ETag %q -> %q\n",
+		r.Change, num(r.AckMs), r.OldTag, r.NewTag)
 	fmt.Fprintf(w, "answered: %d of %d with the new document, %d errors, %d missing\n",
 		r.Answered, r.Clients, r.Errors, r.Missing)
 	for _, s := range r.ErrorSamples {

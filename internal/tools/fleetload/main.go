@@ -4,6 +4,7 @@
 //
 //	fleetload fleet    [layout flags]          # print the fleet file of a layout
 //	fleetload longpoll -url URL -admin URL ... # one change seen by N long-polls
+//	fleetload longpoll -url URL -trigger URL   # the same, the change a POST
 //	fleetload poll     -url URL ...            # every VM polls once a second
 //
 // A layout names and addresses VMs by their index (PREFIX-S-V, calling from
@@ -15,11 +16,14 @@
 // current document), each on its own connection, spread over the VMs of the
 // layout's first scope; waits until the kernel's socket table shows every
 // request accepted and read by the server, then -settle; restarts a VM of
-// that scope through the admin API (the first without an event in flight);
-// and measures for each client the time from just before that call was sent
-// until the new document reached the client's socket (the kernel's receive
-// timestamp) and until the load had read it, the spread from the first
-// answer, and, with -server-pid, the CPU time the server used meanwhile.
+// that scope through the admin API (the first without an event in flight),
+// or with -trigger POSTs to that URL instead (the baseline's POST /trigger,
+// internal/tools/baseline, which changes its document: the yardstick of
+// the same load); and measures for each client the time from just before
+// that call was sent until the new document reached the client's socket
+// (the kernel's receive timestamp) and until the load had read it, the
+// spread from the first answer, and, with -server-pid, the CPU time the
+// server used meanwhile.
 //
 // poll runs one poller per VM, each on a keep-alive connection from its own
 // address, GETting the document once an -interval (with If-None-Match, as
