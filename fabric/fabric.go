@@ -76,6 +76,11 @@ type Fabric struct {
 	// advanceBatch is how many scopes an advance of a campaign schedules
 	// at most: advanceBatch, halved while the store finds it too large.
 	advanceBatch atomic.Int64
+	// campaignsDue says the campaigns may move on: an event ended, a
+	// campaign or a scope changed, here or on another replica. The
+	// scheduler advances them only then, as an advance reads every scope
+	// of every campaign.
+	campaignsDue atomic.Bool
 }
 
 var _ forewarn.Fleet = (*Fabric)(nil)
@@ -115,6 +120,7 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 		acts:      actuations{running: map[string]bool{}},
 	}
 	f.advanceBatch.Store(advanceBatch)
+	f.campaignsDue.Store(true)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.publishAll(ctx); err != nil {
@@ -203,6 +209,9 @@ func (f *Fabric) publish(t *txn) {
 		if cur, ok := f.inFlight[key]; !ok || s.incarnation >= cur.incarnation {
 			f.inFlight[key] = s
 		}
+	}
+	if t.eventEnded || len(t.campaigns) > 0 || len(t.removed) > 0 {
+		f.campaignsDue.Store(true)
 	}
 	if t.chaos != nil && f.publisher != nil {
 		f.publisher.PublishChaos(*t.chaos)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/forewarn/forewarn"
@@ -113,4 +114,71 @@ func (t failingTx) PutEvent(e *forewarn.Event) error {
 		return fmt.Errorf("cannot write event %s", e.ID)
 	}
 	return t.Tx.PutEvent(e)
+}
+
+// TestCampaignsAdvanceOnlyWhenDue checks that the scheduler reads the
+// campaigns only when one may move on: not after a change that ends no
+// event, but after one that does.
+func TestCampaignsAdvanceOnlyWhenDue(t *testing.T) {
+	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
+	manyScopes(h, 3)
+	counting := &campaignReads{Store: h.store}
+	f, err := New(h.ctx, Config{Store: counting, Clock: h.clock, AlwaysEnabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := f.StartCampaign(h.ctx, forewarn.CampaignSpec{Type: forewarn.Freeze, Scopes: []string{"s0000", "s0001"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tick := func() {
+		if _, err := f.Tick(h.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tick()
+	tick()
+	before := counting.n.Load()
+	if _, err := f.Operate(h.ctx, "s0002-0", forewarn.OpRestart); err != nil {
+		t.Fatal(err)
+	}
+	tick()
+	if n := counting.n.Load() - before; n != 0 {
+		t.Errorf("a restart in a scope of no campaign made the scheduler read the campaigns %d times", n)
+	}
+	if _, err := f.Cancel(h.ctx, c.Scopes[0].Event); err != nil {
+		t.Fatal(err)
+	}
+	tick()
+	got, err := f.Campaign(h.ctx, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Scopes[0].Done != 1 || got.Scopes[0].Event == "" {
+		t.Errorf("after its event was cancelled, the campaign's first scope is %+v, want update domain 1 under way", got.Scopes[0])
+	}
+}
+
+// campaignReads counts the transactions that list the campaigns.
+type campaignReads struct {
+	forewarn.Store
+	n atomic.Int64
+}
+
+func (s *campaignReads) View(ctx context.Context, fn func(forewarn.Tx) error) error {
+	return s.Store.View(ctx, func(tx forewarn.Tx) error { return fn(campaignReadsTx{tx, &s.n}) })
+}
+
+func (s *campaignReads) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
+	return s.Store.Update(ctx, func(tx forewarn.Tx) error { return fn(campaignReadsTx{tx, &s.n}) })
+}
+
+type campaignReadsTx struct {
+	forewarn.Tx
+	n *atomic.Int64
+}
+
+func (t campaignReadsTx) Campaigns() ([]*forewarn.Campaign, error) {
+	t.n.Add(1)
+	return t.Tx.Campaigns()
 }

@@ -34,8 +34,14 @@ func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 			}
 		}
 	}
-	advanced, err := f.advanceCampaigns(ctx)
-	errs = append(errs, err)
+	advanced := false
+	if f.campaignsDue.Swap(false) {
+		var err error
+		if advanced, err = f.advanceCampaigns(ctx); err != nil {
+			f.campaignsDue.Store(true)
+			errs = append(errs, err)
+		}
+	}
 	if len(p.due) > 0 || advanced {
 		p = f.pending()
 	}

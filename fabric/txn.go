@@ -31,6 +31,9 @@ type txn struct {
 	// eventScopes are the scopes whose events this tx wrote, published or
 	// not: the scheduler follows every change of an event (pending).
 	eventScopes map[string]string
+	// eventEnded says an event left the store (completed, cancelled, or
+	// its VMs gone): a campaign may move on.
+	eventEnded bool
 
 	// Filled by collect, for after the commit.
 	snapshots []*forewarn.ScopeSnapshot
@@ -74,6 +77,7 @@ func (t *txn) DeleteEvent(id string) error {
 	if e, err := t.Tx.Event(id); err == nil {
 		t.eventScopes[strings.ToLower(e.Scope)] = e.Scope
 	}
+	t.eventEnded = true
 	return t.Tx.DeleteEvent(id)
 }
 

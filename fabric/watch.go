@@ -115,5 +115,6 @@ func (f *Fabric) refreshLocked(ctx context.Context, c forewarn.Change) error {
 		return fmt.Errorf("refresh: %w", err)
 	}
 	f.publish(t)
+	f.campaignsDue.Store(true) // another replica may have ended an event
 	return nil
 }
