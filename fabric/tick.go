@@ -16,32 +16,14 @@ const retryAfter = time.Second
 
 // Tick does the work that is due now: it starts the Scheduled events whose
 // NotBefore has come and completes the started events whose impact has
-// ended, dueBatch events a transaction, or each in a transaction of its
-// own if their batch fails, so that one that fails does not hold up the
-// others; it starts the actuator on started events it is not
-// running on, and moves campaigns on. It returns the next deadline, or the
-// zero time if nothing is pending.
+// ended (runDue), moves campaigns on if one may move, and starts the
+// actuator on started events it is not running on. It returns the next
+// deadline, or the zero time if nothing is pending.
 func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 	p := f.pending()
-	var errs []error
-	for batch := range slices.Chunk(p.due, dueBatch) {
-		if len(batch) > 1 && f.dueAll(ctx, batch) == nil {
-			continue
-		}
-		for _, id := range batch { // each on its own: one that fails holds up no other
-			if err := f.dueAll(ctx, []string{id}); err != nil {
-				errs = append(errs, fmt.Errorf("event %s: %w", id, err))
-			}
-		}
-	}
-	advanced := false
-	if f.campaignsDue.Swap(false) {
-		var err error
-		if advanced, err = f.advanceCampaigns(ctx); err != nil {
-			f.campaignsDue.Store(true)
-			errs = append(errs, err)
-		}
-	}
+	errs := f.runDue(ctx, p.due)
+	advanced, err := f.advanceIfDue(ctx)
+	errs = append(errs, err)
 	if len(p.due) > 0 || advanced {
 		p = f.pending()
 	}
@@ -49,6 +31,37 @@ func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 		f.actuate(ctx, e)
 	}
 	return p.next, errors.Join(errs...)
+}
+
+// runDue starts or completes the due events, dueBatch a transaction, or
+// each in a transaction of its own if their batch fails, so that one that
+// fails holds up no other.
+func (f *Fabric) runDue(ctx context.Context, due []string) []error {
+	var errs []error
+	for batch := range slices.Chunk(due, dueBatch) {
+		if len(batch) > 1 && f.dueAll(ctx, batch) == nil {
+			continue
+		}
+		for _, id := range batch {
+			if err := f.dueAll(ctx, []string{id}); err != nil {
+				errs = append(errs, fmt.Errorf("event %s: %w", id, err))
+			}
+		}
+	}
+	return errs
+}
+
+// advanceIfDue advances the campaigns if one may move on (campaignsDue);
+// it reports whether events changed.
+func (f *Fabric) advanceIfDue(ctx context.Context) (bool, error) {
+	if !f.campaignsDue.Swap(false) {
+		return false, nil
+	}
+	advanced, err := f.advanceCampaigns(ctx)
+	if err != nil {
+		f.campaignsDue.Store(true)
+	}
+	return advanced, err
 }
 
 // dueBatch is how many due events one transaction starts or completes: a
