@@ -40,8 +40,9 @@ func TestProcessCPU(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The kernel counts in ns, or 10 ms ticks: 100 ms of spinning is 50 ms
-	// at least.
-	if u.ServerMs < 50 || u.LoadMs < 100 || u.WallMs < 100 {
+	// at least. Wall time may be a little less than the CPU time: the
+	// collector's threads count too.
+	if u.ServerMs < 50 || u.LoadMs < 100 || u.WallMs < 50 {
 		t.Errorf("100 ms of spinning: %+v", u)
 	}
 	if u, _ := (&cpuMeter{}).stop(); u.ServerMs != -1 {
