@@ -183,7 +183,7 @@ func (o *serveOptions) serve(ctx context.Context, log *slog.Logger, fab *fabric.
 	errc := make(chan error, len(srvs))
 	https := make([]*http.Server, len(srvs))
 	for i, s := range srvs {
-		https[i] = &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		https[i] = newHTTPServer(s.handler, log)
 		log.Info("listening", "api", s.name, "addr", s.ln.Addr().String())
 		go func() { errc <- https[i].Serve(s.ln) }()
 	}
