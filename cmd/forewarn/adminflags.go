@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
@@ -19,6 +23,7 @@ import (
 const (
 	serverEnv     = "FOREWARN_SERVER"
 	tokenEnv      = "FOREWARN_TOKEN"
+	caFileEnv     = "FOREWARN_CA_FILE"
 	defaultServer = "http://127.0.0.1:8170"
 )
 
@@ -28,6 +33,7 @@ type adminOptions struct {
 	server    string
 	tokenFile string
 	dataDir   string
+	caFile    string
 }
 
 // addAdminFlags adds the admin flags to cmd and all its subcommands.
@@ -36,6 +42,7 @@ func addAdminFlags(cmd *cobra.Command, o *adminOptions) {
 	f.StringVar(&o.server, "server", "", "admin API base URL (default $"+serverEnv+", else "+defaultServer+")")
 	f.StringVar(&o.tokenFile, "token-file", "", "file of the admin token, read when $"+tokenEnv+" is not set (default <data-dir>/"+tokenFile+")")
 	f.StringVar(&o.dataDir, "data-dir", "./forewarn-data", "the server's data directory, where the admin token is")
+	f.StringVar(&o.caFile, "ca-file", "", "with an https --server: trust the CA certificates of this PEM file (default $"+caFileEnv+", else the system's)")
 }
 
 // withFleet runs fn with a client of the admin API, and makes a failure to
@@ -46,7 +53,11 @@ func (o *adminOptions) withFleet(ctx context.Context, fn func(context.Context, f
 		return err
 	}
 	server := o.serverURL()
-	err = fn(ctx, admin.NewClient(server, token))
+	hc, err := o.httpClient()
+	if err != nil {
+		return err
+	}
+	err = fn(ctx, admin.NewClient(server, token, admin.WithHTTPClient(hc)))
 	switch {
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return fmt.Errorf("%w (is forewarn serve running at %s? set --server or %s)", err, server, serverEnv)
@@ -54,6 +65,31 @@ func (o *adminOptions) withFleet(ctx context.Context, fn func(context.Context, f
 		return fmt.Errorf("%w (the token came from %s)", err, from)
 	}
 	return err
+}
+
+// httpClient returns the HTTP client of the admin API: one that trusts
+// the CA certificates of --ca-file (or $FOREWARN_CA_FILE) if given.
+func (o *adminOptions) httpClient() (*http.Client, error) {
+	hc := &http.Client{Timeout: 30 * time.Second}
+	path := o.caFile
+	if path == "" {
+		path = strings.TrimSpace(os.Getenv(caFileEnv))
+	}
+	if path == "" {
+		return hc, nil
+	}
+	pem, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("--ca-file: %w", err)
+	}
+	pool := x509.NewCertPool()
+	if !pool.AppendCertsFromPEM(pem) {
+		return nil, fmt.Errorf("--ca-file %s holds no PEM certificate", path)
+	}
+	transport := http.DefaultTransport.(*http.Transport).Clone()
+	transport.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	hc.Transport = transport
+	return hc, nil
 }
 
 // serverURL returns --server, else $FOREWARN_SERVER, else the default.

@@ -14,6 +14,9 @@ type serveOptions struct {
 	store           storeOptions
 	metadataAddr    string
 	adminAddr       string
+	adminTLSCert    string
+	adminTLSKey     string
+	adminInsecure   bool
 	pprofAddr       string
 	replicaID       string
 	dev             bool
@@ -88,7 +91,10 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.store.cert, "etcd-cert", "", "with an etcd store: connect with TLS, with this client certificate (PEM; needs --etcd-key)")
 	f.StringVar(&o.store.key, "etcd-key", "", "with an etcd store: the private key of --etcd-cert (PEM)")
 	f.StringVar(&o.metadataAddr, "metadata-addr", "127.0.0.1:8169", "address of the metadata endpoint (production: 169.254.169.254:80)")
-	f.StringVar(&o.adminAddr, "admin-addr", "127.0.0.1:8170", "address of the admin API")
+	f.StringVar(&o.adminAddr, "admin-addr", "127.0.0.1:8170", "address of the admin API (loopback, unless with TLS or --admin-insecure)")
+	f.StringVar(&o.adminTLSCert, "admin-tls-cert", "", "serve the admin API over TLS with this certificate (PEM; needs --admin-tls-key)")
+	f.StringVar(&o.adminTLSKey, "admin-tls-key", "", "the private key of --admin-tls-cert (PEM)")
+	f.BoolVar(&o.adminInsecure, "admin-insecure", false, "allow the admin API on a non-loopback address without TLS")
 	f.StringVar(&o.pprofAddr, "pprof-addr", "", "serve Go's profiles (/debug/pprof/) on this address, e.g. 127.0.0.1:6060; off if empty")
 	f.StringVar(&o.replicaID, "replica-id", "", "this replica's name in forewarn status and the leader election (default host-pid)")
 	f.BoolVar(&o.dev, "dev", false, "development defaults: --time-scale 60, every scope enabled, no first-call delay")

@@ -55,10 +55,10 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 		return err
 	}
 	defer release()
-	adminLn, err := net.Listen("tcp", o.adminAddr)
+	adminLn, err := o.listenAdmin()
 	if err != nil {
 		metaLn.Close()
-		return fmt.Errorf("admin listener: %w", err)
+		return err
 	}
 	pprofLn, err := o.listenPprof()
 	if err != nil {
@@ -159,6 +159,9 @@ func (o *serveOptions) check() error {
 		return fmt.Errorf("--replica-id %q: use 1-64 letters, digits, '-', '_' and '.'", o.replicaID)
 	}
 	if err := o.checkActuator(); err != nil {
+		return err
+	}
+	if err := o.checkAdmin(); err != nil {
 		return err
 	}
 	return o.checkStore()

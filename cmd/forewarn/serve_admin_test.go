@@ -1,0 +1,112 @@
+package main
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestLoopbackAddr(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8170": true, "127.9.8.7:1": true, "[::1]:8170": true, "localhost:8170": true,
+		"LOCALHOST:1": true, "[::ffff:127.0.0.1]:1": true,
+		":8170": false, "0.0.0.0:8170": false, "[::]:8170": false, "10.0.0.1:8170": false,
+		"169.254.169.254:80": false, "example.com:8170": false, "127.0.0.1": false,
+	} {
+		if got := loopbackAddr(addr); got != want {
+			t.Errorf("loopbackAddr(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}
+
+// TestServeRefusesAdminOffLoopback: the admin API on a network address
+// needs TLS or --admin-insecure; serve says so before it listens.
+func TestServeRefusesAdminOffLoopback(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"serve", "--data-dir", dir, "--metadata-addr", "127.0.0.1:0"}
+	mustFail(t, append(base, "--admin-addr", "0.0.0.0:0"),
+		"--admin-addr 0.0.0.0:0 is not a loopback address", "--admin-tls-cert", "--admin-insecure")
+	mustFail(t, append(base, "--admin-addr", ":0"), "not a loopback address")
+	mustFail(t, append(base, "--admin-tls-cert", "cert.pem"), "--admin-tls-cert and --admin-tls-key go together")
+	mustFail(t, append(base, "--admin-addr", "127.0.0.1:0", "--admin-tls-cert", filepath.Join(dir, "none.pem"),
+		"--admin-tls-key", filepath.Join(dir, "none.key")), "--admin-tls-cert", "none.pem", "no such file")
+	o := newServeOptions()
+	o.adminAddr, o.adminInsecure = "0.0.0.0:8170", true
+	if err := o.checkAdmin(); err != nil {
+		t.Errorf("--admin-insecure on 0.0.0.0: %v", err)
+	}
+}
+
+// TestAdminTLS serves the admin API over TLS and drives it with the CLI,
+// trusting the certificate through --ca-file.
+func TestAdminTLS(t *testing.T) {
+	dir := t.TempDir()
+	cert, key := writeSelfSigned(t, dir)
+	s := startServer(t, "--admin-tls-cert", cert, "--admin-tls-key", key)
+	server := "https://" + strings.TrimPrefix(s.adminURL, "http://")
+	t.Setenv(tokenEnv, s.token)
+	out := mustRun(t, "scope", "list", "--server", server, "--ca-file", cert)
+	if !strings.Contains(out, "default") {
+		t.Errorf("scope list over TLS:\n%s", out)
+	}
+	t.Setenv(caFileEnv, cert)
+	mustRun(t, "scope", "list", "--server", server)
+	t.Setenv(caFileEnv, "")
+	mustFail(t, []string{"scope", "list", "--server", server}, "certificate")
+	mustFail(t, []string{"scope", "list", "--server", server, "--ca-file", key}, "holds no PEM certificate")
+	resp, err := http.Get(s.adminURL + "/v1/scopes") // plain HTTP to the TLS listener
+	if err == nil {
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("plain HTTP to the TLS admin listener: %d, want 400", resp.StatusCode)
+		}
+	}
+}
+
+// writeSelfSigned writes a self-signed certificate for 127.0.0.1 and its
+// key into dir, and returns their paths.
+func writeSelfSigned(t *testing.T, dir string) (cert, key string) {
+	t.Helper()
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "forewarn test"},
+		NotBefore:             time.Now().Add(-time.Hour),
+		NotAfter:              time.Now().Add(time.Hour),
+		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
+		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
+		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		BasicConstraintsValid: true,
+		IsCA:                  true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalECPrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, key = filepath.Join(dir, "admin.pem"), filepath.Join(dir, "admin.key")
+	if err := os.WriteFile(cert, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(key, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cert, key
+}
