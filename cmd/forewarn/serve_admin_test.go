@@ -110,3 +110,36 @@ func writeSelfSigned(t *testing.T, dir string) (cert, key string) {
 	}
 	return cert, key
 }
+
+// TestAdminTokenKept: the generated token file is 0600, and neither the
+// token nor a wrong one sent to the admin API shows in serve's log, even
+// at debug level.
+func TestAdminTokenKept(t *testing.T) {
+	s := startServer(t, "--log-level", "debug")
+	info, err := os.Stat(filepath.Join(s.dataDir, tokenFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if perm := info.Mode().Perm(); perm != 0o600 {
+		t.Errorf("%s has mode %v, want 0600", tokenFile, perm)
+	}
+	const wrong = "not-the-token-0123456789"
+	for _, token := range []string{s.token, wrong} {
+		req, err := http.NewRequest(http.MethodGet, s.adminURL+"/v1/scopes?bad=1", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	log := s.logs.String()
+	for _, secret := range []string{s.token, wrong} {
+		if strings.Contains(log, secret) {
+			t.Errorf("serve's log shows a token:\n%s", log)
+		}
+	}
+}
