@@ -45,7 +45,9 @@ func (s *Server) admit(r *http.Request, rt route, req *request) *apiError {
 	if _, ok := r.Header["X-Forwarded-For"]; ok {
 		return errForwarded
 	}
-	if !strings.EqualFold(r.Header.Get("Metadata"), "true") {
+	// Exactly one Metadata field: two are one value, "true, false" or
+	// "true, true", as if sent on one line (RFC 9110 5.3), and not "true".
+	if v := r.Header["Metadata"]; len(v) != 1 || !strings.EqualFold(v[0], "true") {
 		return errMetadataHeader
 	}
 	// The query is a local of its own, apart from req: a small map that
