@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/jonboulle/clockwork"
 	"gopkg.in/yaml.v3"
@@ -162,6 +164,13 @@ func ParseConfig(data []byte) (*Config, error) {
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
 		return nil, err
 	}
+	// A second document would be ignored, unknown keys and all.
+	var next yaml.Node
+	if err := dec.Decode(&next); err == nil {
+		return nil, fmt.Errorf("line %d: a second YAML document: the configuration is a single document", next.Line)
+	} else if !errors.Is(err, io.EOF) {
+		return nil, err
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -206,13 +215,44 @@ func checkType(t EventType) error {
 	return fmt.Errorf("unknown event type %q: want Freeze, Reboot, Redeploy, Preempt, Terminate or default", t)
 }
 
-// validate checks the URL and parses the template.
+// validate checks the URL and the headers, so that a webhook net/http
+// could never send is refused at start rather than at every transition,
+// and parses the template.
 func (w *WebhookConfig) validate() error {
-	if !strings.HasPrefix(w.URL, "http://") && !strings.HasPrefix(w.URL, "https://") {
-		return fmt.Errorf("url %q: want http:// or https://", w.URL)
+	u, err := url.Parse(w.URL)
+	if err != nil {
+		return fmt.Errorf("url: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("url %q: want http:// or https:// and a host", w.URL)
+	}
+	for name, value := range w.Headers {
+		if err := checkHeader(name, value); err != nil {
+			return err
+		}
 	}
 	if _, err := parseTemplate(w.Template); err != nil {
 		return err
+	}
+	return nil
+}
+
+// tokenPunct are the characters of an RFC 9110 token besides ASCII letters
+// and digits.
+const tokenPunct = "!#$%&'*+-.^_`|~"
+
+// checkHeader refuses what net/http refuses to send (RFC 9110 5.1 and
+// 5.5): a name that is not a token, a value with a control character other
+// than a tab.
+func checkHeader(name, value string) error {
+	notToken := func(r rune) bool {
+		return r > unicode.MaxASCII || !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(tokenPunct, r)
+	}
+	if name == "" || strings.ContainsFunc(name, notToken) {
+		return fmt.Errorf("headers: name %q: want letters, digits and %s only", name, tokenPunct)
+	}
+	if strings.ContainsFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
+		return fmt.Errorf("headers: %s: the value holds a control character", name)
 	}
 	return nil
 }

@@ -159,29 +159,3 @@ func TestEventHits(t *testing.T) {
 		}
 	}
 }
-
-func FuzzDecodeDocument(f *testing.F) {
-	f.Add(`{"DocumentIncarnation":4,"Events":[{"EventId":"a","NotBefore":"Mon, 19 Sep 2016 18:29:47 GMT","DurationInSeconds":-1}]}`)
-	f.Add(`{"DocumentIncarnation":"7","Events":null}`)
-	f.Add(`{"DocumentIncarnation":1e3}`)
-	f.Fuzz(func(t *testing.T, in string) {
-		var doc Document
-		if json.Unmarshal([]byte(in), &doc) != nil {
-			return
-		}
-		if doc.Events == nil {
-			t.Fatal("decoded document has nil Events")
-		}
-		b, err := json.Marshal(doc)
-		if err != nil {
-			t.Fatalf("re-encode: %v", err)
-		}
-		var again Document
-		if err := json.Unmarshal(b, &again); err != nil {
-			t.Fatalf("decode of own encoding %s: %v", b, err)
-		}
-		if again.DocumentIncarnation != doc.DocumentIncarnation || len(again.Events) != len(doc.Events) {
-			t.Fatalf("round trip changed %+v into %+v", doc, again)
-		}
-	})
-}

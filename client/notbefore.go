@@ -32,10 +32,21 @@ func ParseNotBefore(s string) (time.Time, error) {
 	}
 	for _, layout := range notBeforeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
+			return inYearRange(s, t.UTC())
 		}
 	}
 	return time.Time{}, fmt.Errorf("NotBefore %q: not an RFC 1123 or RFC 3339 time", s)
+}
+
+// inYearRange refuses a time whose year in UTC is not 1 to 9999, such as
+// 9999-12-31T23:00:00-02:00: FormatNotBefore would write it in a form
+// ParseNotBefore cannot read back, and the agent's state file, which holds
+// the events so written, would no longer load.
+func inYearRange(s string, t time.Time) (time.Time, error) {
+	if y := t.Year(); y < 1 || y > 9999 {
+		return time.Time{}, fmt.Errorf("NotBefore %q: year %d in UTC, want 1 to 9999", s, y)
+	}
+	return t, nil
 }
 
 // FormatNotBefore writes t as the service does: RFC 1123 with GMT, "" for

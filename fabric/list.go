@@ -94,7 +94,9 @@ func parseEventCursor(after string) (eventCursor, error) {
 		return eventCursor{}, bad
 	}
 	at, err := time.Parse(time.RFC3339Nano, stamp)
-	if err != nil {
+	if y := at.UTC().Year(); err != nil || y < 1 || y > 9999 {
+		// Out of range in UTC, as in 9999-12-31T23:00:00-02:00: not a
+		// cursor that cursorOf could have written.
 		return eventCursor{}, bad
 	}
 	return eventCursor{createdAt: at, id: id}, nil

@@ -1,6 +1,8 @@
 package imds
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -11,21 +13,37 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// fuzzServer is a Server with the fixtures, shut down so that long-polls
-// answer at once, and a VM at 192.0.2.1, the address httptest.NewRequest
-// gives.
+// fuzzVM is the VM at 192.0.2.1, the address httptest.NewRequest gives,
+// in scope web, where idRebootScheduled is an event.
+const fuzzVM = "web-9"
+
+// fuzzMetadata approves idRebootScheduled for fuzzVM and nothing else. It
+// records nothing: fakeMetadata's records would grow with every input of a
+// long fuzzing run.
+type fuzzMetadata struct{}
+
+func (fuzzMetadata) Approve(_ context.Context, vm string, ids []string) error {
+	for _, id := range ids {
+		if id != idRebootScheduled || !strings.EqualFold(vm, fuzzVM) {
+			return forewarn.Errorf(forewarn.ErrInvalid, "event %s is not in the document of VM %s", id, vm)
+		}
+	}
+	return nil
+}
+
+func (fuzzMetadata) Enable(context.Context, string) error { return nil }
+
+// fuzzServer is a Server with the fixtures and fuzzVM, without a rate
+// limit, shut down so that long-polls answer at once.
 func fuzzServer(tb testing.TB) *Server {
 	tb.Helper()
-	meta := &fakeMetadata{known: map[string]string{}, vmScope: map[string]string{}}
-	s := New(Config{Metadata: meta, Clock: clockwork.NewFakeClockAt(epoch)})
+	s := New(Config{Metadata: fuzzMetadata{}, Clock: clockwork.NewFakeClockAt(epoch)})
 	for _, snap := range fixtureSnapshots() {
 		s.PublishScope(snap)
 	}
 	snap := webSnapshot(4)
-	snap.VMs = append(snap.VMs, &forewarn.VM{Name: "web-9", Scope: "web", Addresses: []string{"192.0.2.1"}})
+	snap.VMs = append(snap.VMs, &forewarn.VM{Name: fuzzVM, Scope: "web", Addresses: []string{"192.0.2.1"}})
 	s.PublishScope(snap)
-	meta.known[idRebootScheduled] = "web"
-	meta.vmScope["web-9"] = "web"
 	s.Shutdown()
 	return s
 }
@@ -38,6 +56,22 @@ func checkStatus(tb testing.TB, rec *httptest.ResponseRecorder, what string) {
 	}
 }
 
+// errorText is the "error" of an error answer's JSON body; it fails unless
+// the body is such an object with a non-empty error.
+func errorText(tb testing.TB, body []byte, what string) string {
+	tb.Helper()
+	var e struct {
+		Error string `json:"error"`
+	}
+	if err := json.Unmarshal(body, &e); err != nil || e.Error == "" {
+		tb.Fatalf("%s: error body %q is not a JSON error", what, body)
+	}
+	return e.Error
+}
+
+// FuzzPostBody: parseApproval refuses a body with a 400 that says why, or
+// gives at least one id; the endpoint answers 200 exactly when the ids are
+// the one event of the caller's document.
 func FuzzPostBody(f *testing.F) {
 	for _, seed := range []string{
 		approveOneBody,
@@ -66,9 +100,15 @@ func FuzzPostBody(f *testing.F) {
 		if (rec.Code == http.StatusOK) != (aerr == nil && len(ids) == 1 && ids[0] == idRebootScheduled) {
 			t.Fatalf("status %d for ids %q (parse error %v)", rec.Code, ids, aerr)
 		}
+		if rec.Code != http.StatusOK {
+			errorText(t, rec.Body.Bytes(), "POST")
+		}
 	})
 }
 
+// FuzzQuery: a query string is refused with a 400 whose JSON error says
+// why (parseQuery's own text when it is malformed or repeats a parameter),
+// or answered 200, and only with an api-version the path supports.
 func FuzzQuery(f *testing.F) {
 	for _, seed := range []string{
 		"api-version=2020-07-01",
@@ -85,14 +125,48 @@ func FuzzQuery(f *testing.F) {
 	s := fuzzServer(f)
 	paths := []string{pathEvents, "/metadata/instance/compute/name", pathVersions, "/metadata/instance"}
 	f.Fuzz(func(t *testing.T, path uint8, raw string) {
-		if _, aerr := parseQuery(raw); aerr != nil && aerr.status != http.StatusBadRequest {
+		q, aerr := parseQuery(raw)
+		if aerr != nil && aerr.status != http.StatusBadRequest {
 			t.Fatalf("parseQuery: %v", aerr)
 		}
-		req := httptest.NewRequest(http.MethodGet, paths[int(path)%len(paths)], nil)
+		target := paths[int(path)%len(paths)]
+		req := httptest.NewRequest(http.MethodGet, target, nil)
 		req.URL.RawQuery = raw
 		req.Header.Set("Metadata", "true")
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, req)
-		checkStatus(t, rec, "GET ?"+raw)
+		what := "GET " + target + "?" + raw
+		switch rec.Code {
+		case http.StatusOK:
+			checkQueryAccepted(t, target, q, aerr, what)
+		case http.StatusBadRequest:
+			msg := errorText(t, rec.Body.Bytes(), what)
+			if aerr != nil && msg != aerr.msg {
+				t.Fatalf("%s: error %q, want parseQuery's %q", what, msg, aerr.msg)
+			}
+		default:
+			t.Fatalf("%s: status %d, want 200 or 400: %s", what, rec.Code, rec.Body)
+		}
 	})
+}
+
+// checkQueryAccepted fails unless a query answered 200 parsed and names an
+// api-version of the path.
+func checkQueryAccepted(t *testing.T, path string, q query, aerr *apiError, what string) {
+	t.Helper()
+	if aerr != nil {
+		t.Fatalf("%s: 200, but parseQuery refused it: %v", what, aerr)
+	}
+	var set versionSet
+	switch path {
+	case pathVersions:
+		return
+	case pathEvents:
+		set = eventVersionSet
+	default:
+		set = instanceVersionSet
+	}
+	if _, ok := set.index[q["api-version"]]; !ok {
+		t.Fatalf("%s: 200 for api-version %q", what, q["api-version"])
+	}
 }

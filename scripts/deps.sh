@@ -10,6 +10,7 @@ command -v curl >/dev/null || missing+=(curl)
 command -v python3 >/dev/null || missing+=(python3)
 [ -n "${FOREWARN_ETCD_BIN:-}" ] || command -v etcd >/dev/null || missing+=(etcd-server)
 command -v wrk >/dev/null || missing+=(wrk)
+command -v ip >/dev/null || missing+=(iproute2)
 [ ${#missing[@]} -eq 0 ] && exit 0
 sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
 $sudo apt-get update -qq

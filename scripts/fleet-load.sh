@@ -5,7 +5,8 @@
 #   scripts/fleet-load.sh                 # longpoll, then poll, full size
 #   scripts/fleet-load.sh longpoll [--clients 10000] [--lp-vms 100] [--runs 1]
 #   scripts/fleet-load.sh poll [--vms 2000] [--duration 60] [--time-scale 60] [--no-campaign]
-#   scripts/fleet-load.sh --short         # both, small and brief: about 15 s (CI)
+#   scripts/fleet-load.sh soak [--vms 2000] [--duration 10m] [--warmup 1m] [--time-scale 60]
+#   scripts/fleet-load.sh --short         # longpoll, then the soak, small and brief: about 15 s (CI)
 #
 # longpoll: "one change seen by 10,000 long-polling clients". It starts
 #
@@ -57,45 +58,94 @@
 # than those 429s, GET p99 under 5 ms. --no-campaign leaves the campaign
 # out, to tell its cost from the polling's.
 #
+# soak: the poll load for --duration (default 10 minutes; a number is
+# seconds) after a --warmup (1 minute), against `forewarn serve --dev
+# --time-scale X` with the same fleet, run by `fleetload soak`, which also
+# keeps maintenance going through the admin API: a campaign over every
+# scope of the fleet (Reboot, Redeploy, Freeze in turn), the next as soon
+# as the last is done, a user operation (restart or redeploy) on a random
+# VM every second, every fourth one's event cancelled a second later; the
+# burst VMs fire a burst every minute. It fails on any of:
+# - an error answer (the bursts' 429s apart), a request with no answer, or
+#   an error of the admin API; the refusals the rules make (409: the VM
+#   has an event in flight, or the event has started and cannot be
+#   cancelled) are counted, not errors;
+# - a lost event: it reads every event the server created (the events in
+#   flight and the history, every 30 s and at the end, so that none leaves
+#   the history unread) and checks each against the polls of every VM of
+#   its scope (the document shows a scope's events to all its VMs): a poll
+#   sent at least 2 s (-lag) after the event was created (or started) and
+#   answered before it started (or ended) must show it, Scheduled (or
+#   Started); a VM with such a poll that never saw the event so lost it.
+#   So fails a stale answer, one behind what the scope's shared document
+#   had already shown: a poll sent after any VM of the scope was answered
+#   with the event Scheduled (or Started) and answered before it started
+#   (or ended) that does not show it so (this needs no lag). And so do an
+#   event the VMs saw that the server does not report, and a campaign
+#   (the last one paused at the end) whose progress (update domains done,
+#   events in flight) counts more or fewer events than it reports;
+# - an approval answered 200 whose event had not started by then;
+# - growth: after the warm-up and after the soak the VMs stop, and 5 s
+#   later serve's /metrics (no token) is sampled every second, at least 5
+#   times and until a garbage collection has run (at most 130 s: the Go
+#   runtime runs one every 2 minutes); the least go_goroutines and
+#   go_memstats_heap_inuse_bytes are compared: goroutines may grow by 50
+#   (or 10%, if more), heap in use by 20% plus 8 MiB. RSS is reported.
+#
 # Each load prints its summary; a MISS of a latency target does not fail
 # the script, an error answer, a transport error or a missing answer does.
 # --short: 1,000 long-polls over 20 VMs (forewarn, then the baseline),
-# then 200 VMs for 5 s at --time-scale 300. The load and the server each
-# hold a descriptor per long-poll: the script tries ulimit -n 65536 and
-# needs --clients + 1000.
+# then the soak with 200 VMs, a warm-up of 1 s and 4 s of load at
+# --time-scale 300 (-lag 1s, a burst every 4 s, a user operation every
+# 250 ms, no wait for a garbage collection); `poll --short` is 200 VMs for
+# 5 s at --time-scale 300. The load and the server each hold a descriptor
+# per long-poll: the script tries ulimit -n 65536 and needs --clients +
+# 1000.
 # Every process started is stopped at exit. Loopback only.
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
 
-mode=both
+mode=default
 short=0
 clients=
 lp_vms=
 runs=1
 vms=
 duration=
+warmup=
 time_scale=
 campaign=1
 while [ $# -gt 0 ]; do
   case "$1" in
-    longpoll|poll|both) mode=$1; shift ;;
+    longpoll|poll|soak|both) mode=$1; shift ;;
     --short) short=1; shift ;;
     --no-campaign) campaign=0; shift ;;
-    --clients|--lp-vms|--runs|--vms|--duration|--time-scale)
+    --clients|--lp-vms|--runs|--vms|--duration|--warmup|--time-scale)
       [ $# -ge 2 ] || { echo "fleet-load.sh: $1 needs a value" >&2; exit 2; }
       v=${1#--}; v=${v//-/_}; printf -v "$v" '%s' "$2"; shift 2 ;;
     -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "fleet-load.sh: unknown argument $1 (see --help)" >&2; exit 2 ;;
   esac
 done
-if [ "$short" = 1 ]; then
-  : "${clients:=1000}" "${lp_vms:=20}" "${vms:=200}" "${duration:=5}" "${time_scale:=300}"
-else
-  : "${clients:=10000}" "${lp_vms:=100}" "${vms:=2000}" "${duration:=60}" "${time_scale:=60}"
+if [ "$mode" = default ]; then
+  mode=both
+  [ "$short" = 0 ] || mode=longpoll+soak
 fi
-for v in clients lp_vms runs vms duration; do
+if [ "$short" = 1 ]; then
+  : "${clients:=1000}" "${lp_vms:=20}" "${vms:=200}" "${time_scale:=300}" "${warmup:=1s}"
+  if [[ "$mode" == *soak ]]; then : "${duration:=4s}"; else : "${duration:=5s}"; fi
+else
+  : "${clients:=10000}" "${lp_vms:=100}" "${vms:=2000}" "${time_scale:=60}" "${warmup:=1m}"
+  if [ "$mode" = soak ]; then : "${duration:=10m}"; else : "${duration:=60s}"; fi
+fi
+for v in clients lp_vms runs vms; do
   [[ "${!v}" =~ ^[1-9][0-9]*$ ]] || { echo "fleet-load.sh: --${v//_/-} takes a whole number from 1" >&2; exit 2; }
+done
+for v in duration warmup; do
+  [[ "${!v}" =~ ^[0-9]+$ ]] && printf -v "$v" '%ss' "${!v}" # a number is seconds
+  [[ "${!v}" =~ ^([0-9]+(ms|s|m|h))+$ && "${!v}" =~ [1-9] ]] ||
+    { echo "fleet-load.sh: --$v takes seconds or a duration such as 90s or 10m, more than 0" >&2; exit 2; }
 done
 [[ "$time_scale" =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "fleet-load.sh: --time-scale takes a number" >&2; exit 2; }
 [ $((vms % 10)) = 0 ] || { echo "fleet-load.sh: --vms must be a multiple of 10 (scopes of 10)" >&2; exit 2; }
@@ -129,8 +179,8 @@ die() {
 # wait_addr LOG PATTERN: prints the address of the first "PATTERN addr=X"
 # in LOG, waiting for it at most 30 s.
 wait_addr() {
-  local i addr
-  for i in $(seq 300); do
+  local addr
+  for _ in $(seq 300); do
     addr=$(sed -n "s/.*$2 addr=\([^ ]*\).*/\1/p" "$1" | head -n 1)
     if [ -n "$addr" ]; then
       echo "$addr"
@@ -286,7 +336,7 @@ PY
 run_poll() {
   local scopes=$((vms / 10)) layout before
   layout=(-prefix load -scopes "$scopes" -vms 10 -update-domains 5 -base 127.1.0.1)
-  echo "== poll: $vms VMs in $scopes scopes, once a second for $duration s, during a campaign (time scale $time_scale)"
+  echo "== poll: $vms VMs in $scopes scopes, once a second for $duration, during a campaign (time scale $time_scale)"
   start_serve poll --dev --time-scale "$time_scale"
   apply_fleet "$tmp/poll.yaml" "${layout[@]}"
   if [ "$campaign" = 1 ]; then
@@ -294,10 +344,26 @@ run_poll() {
       die "maintenance start: $(cat "$tmp/campaign.json")"
   fi
   before=$(cpu_s "$fw_pid")
-  "$tmp/fleetload" poll "${layout[@]}" -url "http://$meta" -duration "${duration}s" ||
+  "$tmp/fleetload" poll "${layout[@]}" -url "http://$meta" -duration "$duration" ||
     die "the poll load saw errors (above)"
   echo "serve: $(awk -v a="$before" -v b="$(cpu_s "$fw_pid")" 'BEGIN { printf "%.1f", b - a }') s CPU during the load, peak RSS $(rss "$fw_pid")"
   [ "$campaign" = 0 ] || cli maintenance campaigns | sed 's/^/campaign: /'
+  stop_serve
+}
+
+run_soak() {
+  local scopes=$((vms / 10)) layout before brief=()
+  layout=(-prefix load -scopes "$scopes" -vms 10 -update-domains 5 -base 127.1.0.1)
+  [ "$short" = 0 ] || brief=(-lag 1s -burst-every 4s -op-every 250ms -log-every 10s
+    -settle 250ms -samples 3 -sample-every 200ms -gc-wait 0)
+  echo "== soak: $vms VMs in $scopes scopes, once a second, a warm-up of $warmup then $duration, campaigns one after another and user operations (time scale $time_scale)"
+  start_serve soak --dev --time-scale "$time_scale"
+  apply_fleet "$tmp/soak.yaml" "${layout[@]}"
+  before=$(cpu_s "$fw_pid")
+  "$tmp/fleetload" soak "${layout[@]}" -url "http://$meta" -admin "http://$admin" -token-file "$data/admin.token" \
+    -warmup "$warmup" -duration "$duration" "${brief[@]}" ||
+    die "the soak failed (above)"
+  echo "serve: $(awk -v a="$before" -v b="$(cpu_s "$fw_pid")" 'BEGIN { printf "%.1f", b - a }') s CPU during the soak, peak RSS $(rss "$fw_pid")"
   stop_serve
 }
 
@@ -309,5 +375,7 @@ echo "machine: $(nproc) cores, $(free -m | awk '$1 == "Mem:" { print $2 " MB" }'
 case "$mode" in
   longpoll) run_longpoll ;;
   poll) run_poll ;;
+  soak) run_soak ;;
   both) run_longpoll; run_poll ;;
+  longpoll+soak) run_longpoll; run_soak ;;
 esac

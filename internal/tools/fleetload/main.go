@@ -6,6 +6,7 @@
 //	fleetload longpoll -url URL -admin URL ... # one change seen by N long-polls
 //	fleetload longpoll -url URL -trigger URL   # the same, the change a POST
 //	fleetload poll     -url URL ...            # every VM polls once a second
+//	fleetload soak     -url URL -admin URL ... # the same for 10 minutes, checked
 //
 // A layout names and addresses VMs by their index (PREFIX-S-V, calling from
 // -base + i), so the fleet file given to `forewarn apply` and the load agree
@@ -32,6 +33,24 @@
 // it (POST StartRequests) with probability -approve. -burst-vms pollers fire
 // one burst of -burst-size GETs once, to draw the rate limiter's 429s: those
 // are the only 429s that are not errors.
+//
+// soak runs the poll load for a -warmup and then -duration (10 minutes)
+// while it keeps maintenance going through the admin API: a campaign over
+// every scope of the layout, the next as soon as the last is done, and a
+// user operation (restart or redeploy) on a random VM every -op-every,
+// every fourth one's event cancelled at the next. It reads every event
+// the server created (the events in flight and the history, every
+// -collect-every and at the end) and fails if a VM lost one: it polled
+// -lag after an event of its scope was created (or started) and before it
+// started (or ended), and never saw it Scheduled (or Started); if a VM
+// was answered behind what its scope had already been shown; if a VM saw
+// an event the server does not report, or a campaign's progress counts
+// more or fewer events than it reports; if an approval answered 200 had
+// not started its event; if the admin API answered an error other than
+// the refusals the rules make (409); and if serve grew: after the warm-up
+// and after the soak the VMs stop, and serve's /metrics is sampled until a
+// garbage collection has run, the least goroutines and heap in use
+// compared (-goroutine-growth, -heap-growth-pct, -heap-growth-mb).
 //
 // Each prints a short summary, or JSON with -json (the summary then goes to
 // stderr), and exits 1 on an error answer, a transport error or a missing

@@ -27,6 +27,7 @@ type pollStats struct {
 	events      map[string]bool
 	approvals   int
 	late        int // approvals refused since the event had ended (400)
+	skipped     int // polls too soon after a slow burst
 }
 
 func newPollStats() pollStats {
@@ -58,6 +59,7 @@ func (s *pollStats) add(o *pollStats) {
 	s.changes += o.changes
 	s.approvals += o.approvals
 	s.late += o.late
+	s.skipped += o.skipped
 	if room := maxSamples - len(s.samples); room > 0 {
 		s.samples = append(s.samples, o.samples[:min(room, len(o.samples))]...)
 	}
@@ -103,6 +105,9 @@ type pollResult struct {
 	Requests   int            `json:"requests"`
 	Answers    map[string]int `json:"answers"`
 	GetLatency latency        `json:"get_latency"`
+	// Skipped are the regular GETs left out since they were due less than
+	// half an interval after a slow burst: the load fell behind.
+	Skipped int `json:"skipped_gets,omitempty"`
 	// LaterLatency leaves out each VM's first GET, which enables its scope
 	// and may wait for a store write.
 	LaterLatency latency       `json:"get_latency_after_first"`
@@ -127,16 +132,17 @@ type pollResult struct {
 	Pass          bool    `json:"pass"`
 }
 
-// mergePollers adds up what the pollers saw.
-func mergePollers(o pollOptions, pollers []*poller) *pollResult {
+// mergePollers adds up what the pollers saw while they polled for the
+// time polled.
+func mergePollers(o pollOptions, pollers []*poller, polled time.Duration) *pollResult {
 	all := newPollStats()
 	for _, p := range pollers {
 		all.add(&p.stats)
 	}
 	r := &pollResult{Mode: "poll", VMs: len(pollers), Scopes: o.layout.scopes,
 		FirstAddr: pollers[0].addr.String(), LastAddr: pollers[len(pollers)-1].addr.String(),
-		IntervalS: o.interval.Seconds(), DurationS: o.duration.Seconds(),
-		Requests: len(all.get), Answers: all.answers,
+		IntervalS: o.interval.Seconds(), DurationS: polled.Seconds(),
+		Requests: len(all.get), Skipped: all.skipped, Answers: all.answers,
 		GetLatency: summarize(all.get), LaterLatency: summarize(all.later), Slowest: all.slowest,
 		PostLatency: summarize(all.post),
 		Bursts:      all.bursts, BurstGets: all.burstGets, Intended429: all.intended429,
@@ -163,6 +169,9 @@ func (r *pollResult) summary(w io.Writer) {
 		r.VMs, r.Scopes, r.FirstAddr, r.LastAddr, r.IntervalS, r.DurationS)
 	fmt.Fprintf(w, "requests: %d GET, %d POST, %d burst GET (%d bursts)\n",
 		r.Requests, r.PostLatency.Count, r.BurstGets, r.Bursts)
+	if r.Skipped > 0 {
+		fmt.Fprintf(w, "skipped:  %d GETs due less than half an interval after a slow burst (the load fell behind)\n", r.Skipped)
+	}
 	fmt.Fprintf(w, "answers:  %s\n", r.answerList())
 	fmt.Fprintf(w, "GET latency:  %s\n", r.GetLatency)
 	fmt.Fprintf(w, "GET latency, each VM's first left out: %s\n", r.LaterLatency)

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -157,5 +158,37 @@ func TestPollLateApproval(t *testing.T) {
 	}
 	if !strings.Contains(strings.Join(r.ErrorSamples, "\n"), "load-1-0 (127.3.1.5) POST: answered 400") {
 		t.Errorf("samples %q", r.ErrorSamples)
+	}
+}
+
+// TestPollSkipsAfterSlowBurst: a poll due less than half an interval after
+// a slow burst ended is skipped, since the rate limiter would refuse it.
+func TestPollSkipsAfterSlowBurst(t *testing.T) {
+	var slow atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if slow.Load() {
+			time.Sleep(30 * time.Millisecond) // 15 GETs: 450 ms, more than half an interval
+		}
+		w.Header().Set("ETag", `"1"`)
+		w.WriteHeader(http.StatusNotModified)
+	}))
+	defer srv.Close()
+	o := testPollOptions(srv.URL)
+	o.layout = layout{prefix: "load", scopes: 1, vms: 1, updateDomains: 1, base: mustAddr("127.3.1.1")}
+	o.burstVMs, o.duration = 1, 2*time.Second
+	slow.Store(true)
+	r, err := poll(t.Context(), o, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 4 ticks, the one after the burst skipped (seed 1: the burst is not
+	// last), and the next too if the machine made the burst slower still.
+	if r.Bursts != 1 || r.Requests+r.Skipped != 4 || r.Skipped < 1 {
+		t.Fatalf("got %+v", r)
+	}
+	var out strings.Builder
+	r.summary(&out)
+	if !strings.Contains(out.String(), "GETs due less than half an interval after a slow burst") {
+		t.Errorf("summary:\n%s", out.String())
 	}
 }

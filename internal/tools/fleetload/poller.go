@@ -27,10 +27,12 @@ type poller struct {
 	burst    bool
 	progress *pollProgress
 
-	start   time.Time       // of the load
-	etag    string          // of the last document, quotes included
-	decided map[string]bool // events it chose to approve or not
-	stats   pollStats
+	start    time.Time       // of the load
+	burstEnd time.Time       // when the last burst ended
+	etag     string          // of the last document, quotes included
+	decided  map[string]bool // events it chose to approve or not
+	stats    pollStats
+	rec      record
 }
 
 // newPoller returns the poller of the VM name at addr.
@@ -38,25 +40,39 @@ func newPoller(o pollOptions, name string, addr netip.Addr, rng *rand.Rand, burs
 	tr := &http.Transport{DialContext: dialFrom(addr).DialContext, MaxIdleConnsPerHost: 1, DisableCompression: true}
 	return &poller{o: o, name: name, addr: addr, url: o.endpoint + eventsPath(o.apiVersion),
 		client: &http.Client{Transport: tr, Timeout: o.timeout}, rng: rng, burst: burst,
-		progress: progress, decided: make(map[string]bool), stats: newPollStats()}
+		progress: progress, decided: make(map[string]bool), stats: newPollStats(), rec: newRecord()}
 }
 
 // run polls from a random moment of the first interval after start until
-// o.duration after start, and fires its burst, if it has one, after the
-// poll of a random interval but the first.
-func (p *poller) run(ctx context.Context, start time.Time) {
+// d after start, and fires its burst, if it has one, once every
+// burstEvery: after the poll of a random interval of each burstEvery but
+// the first. A poll due less than half an interval after a burst ended
+// is skipped: a burst slower than half an interval (a loaded machine)
+// ends on an empty bucket of the rate limiter, which would refuse the
+// poll. The time of the slowest GETs counts from the first start.
+func (p *poller) run(ctx context.Context, start time.Time, d, burstEvery time.Duration) {
 	defer p.client.CloseIdleConnections()
-	p.start = start
-	offset := time.Duration(p.rng.Int64N(int64(p.o.interval)))
-	burstAt := -1
-	if n := int(p.o.duration / p.o.interval); p.burst {
-		burstAt = 1 + p.rng.IntN(n-1)
+	if p.start.IsZero() {
+		p.start = start
 	}
-	end := start.Add(p.o.duration)
+	offset := time.Duration(p.rng.Int64N(int64(p.o.interval)))
+	n := int(burstEvery / p.o.interval)
+	burstAt := -1
+	end := start.Add(d)
 	for tick := 0; ; tick++ {
+		if p.burst && tick%n == 0 {
+			burstAt = tick + 1 + p.rng.IntN(n-1)
+		}
 		at := start.Add(offset + time.Duration(tick)*p.o.interval)
 		if !at.Before(end) || !sleepUntil(ctx, at) {
 			return
+		}
+		if at.Sub(p.burstEnd) < p.o.interval/2 {
+			p.stats.skipped++
+			if tick == burstAt {
+				burstAt++
+			}
+			continue
 		}
 		p.poll(ctx)
 		if tick == burstAt {
@@ -79,7 +95,9 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 
 // poll GETs the document once, and reads a new one.
 func (p *poller) poll(ctx context.Context) {
+	sent := time.Now()
 	status, etag, body, took, err := p.do(ctx, http.MethodGet, nil, p.etag)
+	answered := time.Now()
 	if err != nil {
 		p.failTransport("GET", err)
 		return
@@ -94,8 +112,11 @@ func (p *poller) poll(ctx context.Context) {
 	p.stats.count("GET", status)
 	switch status {
 	case http.StatusOK:
-		p.read(ctx, etag, body)
+		if p.read(ctx, etag, body) {
+			p.rec.addPoll(sent, answered)
+		}
 	case http.StatusNotModified:
+		p.rec.addPoll(sent, answered)
 	default:
 		p.failAnswer("GET", answerText(status, body))
 	}
@@ -104,6 +125,7 @@ func (p *poller) poll(ctx context.Context) {
 // fireBurst sends o.burstSize GETs back to back: more than the rate
 // limiter lets through, so that some are answered 429, as intended.
 func (p *poller) fireBurst(ctx context.Context) {
+	defer func() { p.burstEnd = time.Now() }()
 	p.stats.bursts++
 	for range p.o.burstSize {
 		p.stats.burstGets++
@@ -136,19 +158,21 @@ type event struct {
 	Resources   []string
 }
 
-// read takes in a new document: it counts the change and its events, and
-// approves the Scheduled events whose Resources name this VM first, each
-// with probability o.approve, deciding once per event.
-func (p *poller) read(ctx context.Context, etag string, body []byte) {
+// read takes in a new document: it counts the change and its events, keeps
+// them in the record, and approves the Scheduled events whose Resources
+// name this VM first, each with probability o.approve, deciding once per
+// event. It reports whether the document was JSON.
+func (p *poller) read(ctx context.Context, etag string, body []byte) bool {
 	var doc document
 	if err := json.Unmarshal(body, &doc); err != nil {
 		p.failAnswer("GET", fmt.Sprintf("a document that is not JSON (%v): %.200s", err, body))
-		return
+		return false
 	}
 	if p.etag != "" {
 		p.stats.changes++
 	}
 	p.etag = etag
+	p.rec.addDoc(doc.Events)
 	for _, ev := range doc.Events {
 		p.stats.events[ev.EventId] = true
 		if ev.EventStatus != "Scheduled" || len(ev.Resources) == 0 ||
@@ -160,6 +184,7 @@ func (p *poller) read(ctx context.Context, etag string, body []byte) {
 			p.approveEvent(ctx, ev.EventId)
 		}
 	}
+	return true
 }
 
 // approveEvent POSTs a StartRequest for the event id.
@@ -175,6 +200,7 @@ func (p *poller) approveEvent(ctx context.Context, id string) {
 	switch {
 	case status == http.StatusOK:
 		p.stats.approvals++
+		p.rec.approved = append(p.rec.approved, approval{id: id, answered: time.Now()})
 	case status == http.StatusBadRequest && p.gone(ctx, id):
 		// The event ended between the GET and the POST: a 400 is right.
 		p.stats.late++

@@ -10,7 +10,7 @@ import (
 )
 
 // usage is printed for a missing or unknown mode.
-const usage = `usage: fleetload fleet|longpoll|poll [flags]   (fleetload MODE -h for the flags)`
+const usage = `usage: fleetload fleet|longpoll|poll|soak [flags]   (fleetload MODE -h for the flags)`
 
 // errFailed is returned by a load that ran but saw errors; its summary has
 // said which.
@@ -31,6 +31,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runLongpoll(ctx, args[1:], stdout, stderr)
 	case "poll":
 		err = runPoll(ctx, args[1:], stdout, stderr)
+	case "soak":
+		err = runSoak(ctx, args[1:], stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "fleetload: unknown mode %q\n%s\n", args[0], usage)
 		return 2
