@@ -20,7 +20,7 @@ pick_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",
 admin_port=$(pick_port)
 base=http://169.254.169.254
 serve_flags=(--metadata-addr 169.254.169.254:80 --assign-address)
-if [ "$(id -u)" != 0 ] || ! python3 -c 'import socket; s=socket.socket(); s.bind(("0.0.0.0",80))' 2>/dev/null; then
+if [ "$(id -u)" != 0 ] || ! python3 -c 'import socket; s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(("0.0.0.0",80))' 2>/dev/null; then
   port=$(pick_port)
   base=http://127.0.0.1:$port
   serve_flags=(--metadata-addr 127.0.0.1:$port)
