@@ -179,6 +179,14 @@ type scopeEvents struct {
 	events      []*forewarn.Event
 }
 
+// keepEvents records a scope's events in flight for the scheduler, unless
+// it already has a newer incarnation's; f.mu is held.
+func (f *Fabric) keepEvents(key string, s scopeEvents) {
+	if cur, ok := f.inFlight[key]; !ok || s.incarnation >= cur.incarnation {
+		f.inFlight[key] = s
+	}
+}
+
 // publish hands the snapshots collected by a committed transaction to the
 // publisher, the metrics and the scheduler (inFlight, which keeps the
 // newest incarnation, as the metadata endpoint does); f.mu is held.
@@ -194,9 +202,7 @@ func (f *Fabric) publish(t *txn) {
 	for _, snap := range t.snapshots {
 		key := strings.ToLower(snap.Scope.Name)
 		f.published[key] = snap.Scope.Name
-		if cur, ok := f.inFlight[key]; !ok || snap.Scope.Incarnation >= cur.incarnation {
-			f.inFlight[key] = scopeEvents{snap.Scope.Incarnation, snap.Events}
-		}
+		f.keepEvents(key, scopeEvents{snap.Scope.Incarnation, snap.Events})
 		if !snap.Scope.EnabledAt.IsZero() {
 			f.enabling.learnStored(strings.ToLower(snap.Scope.Name), snap.Scope.LastSeen)
 		}
@@ -206,9 +212,7 @@ func (f *Fabric) publish(t *txn) {
 		}
 	}
 	for key, s := range t.events {
-		if cur, ok := f.inFlight[key]; !ok || s.incarnation >= cur.incarnation {
-			f.inFlight[key] = s
-		}
+		f.keepEvents(key, s)
 	}
 	if t.eventEnded || len(t.campaigns) > 0 || len(t.removed) > 0 {
 		f.campaignsDue.Store(true)
