@@ -23,6 +23,9 @@ var (
 	ErrLimit = errors.New("limit reached")
 	// ErrUnauthorized: the admin token is missing or wrong.
 	ErrUnauthorized = errors.New("unauthorized")
+	// ErrForbidden: the request is refused whatever its credentials, such
+	// as a change made with the dashboard's cookie from another site.
+	ErrForbidden = errors.New("forbidden")
 	// ErrSchema: the store was written by a newer release.
 	ErrSchema = errors.New("unsupported store schema")
 	// ErrUnavailable: the store did not answer (etcd out of reach, or

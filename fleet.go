@@ -131,6 +131,14 @@ type Publisher interface {
 	PublishChaos(rules []*ChaosRule)
 }
 
+// CampaignPublisher is a Publisher that also receives every campaign after
+// each change to it, as the dashboard's live stream does. The campaign must
+// not be changed afterwards.
+type CampaignPublisher interface {
+	Publisher
+	PublishCampaign(c *Campaign)
+}
+
 // Actuator carries out a started event on one of its VMs: it returns once
 // the VM's maintenance is done, or an error once it has failed for good
 // (after its own retries). It must be idempotent: after a restart of the

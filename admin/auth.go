@@ -34,8 +34,14 @@ func needsToken(p string) bool {
 	return clean == "/v1" || strings.HasPrefix(clean, "/v1/")
 }
 
-// authorize checks the request's bearer token.
+// authorize checks the request's credentials: its bearer token or, in a
+// request without one, the dashboard's session cookie.
 func (s *Server) authorize(r *http.Request) error {
+	if r.Header.Get("Authorization") == "" {
+		if c, err := r.Cookie(sessionCookie); err == nil {
+			return s.authorizeSession(r, c.Value)
+		}
+	}
 	scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	token = strings.TrimSpace(token)
 	if !strings.EqualFold(scheme, "Bearer") || token == "" {
@@ -44,6 +50,22 @@ func (s *Server) authorize(r *http.Request) error {
 	}
 	if !s.token.matches(token) {
 		return forewarn.Errorf(forewarn.ErrUnauthorized, "invalid bearer token")
+	}
+	return nil
+}
+
+// authorizeSession checks a session cookie. The browser sends the cookie
+// with every request to this server, also those another site's page makes
+// it send, so a change made with it must come from the dashboard's own
+// origin; the cookie's SameSite=Strict is the second line of defence.
+func (s *Server) authorizeSession(r *http.Request, value string) error {
+	if !s.sessions.valid(value) {
+		return forewarn.Errorf(forewarn.ErrUnauthorized,
+			"the dashboard's session has expired or is not valid: sign in again at /ui/login")
+	}
+	if err := s.crossOrigin.Check(r); err != nil {
+		return forewarn.Errorf(forewarn.ErrForbidden,
+			"cross-origin request refused: a change made with the dashboard's cookie must come from its own page")
 	}
 	return nil
 }

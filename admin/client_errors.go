@@ -43,6 +43,8 @@ func statusSentinel(status int) error {
 		return forewarn.ErrInvalid
 	case http.StatusUnauthorized:
 		return forewarn.ErrUnauthorized
+	case http.StatusForbidden:
+		return forewarn.ErrForbidden
 	}
 	return nil
 }

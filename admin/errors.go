@@ -30,13 +30,15 @@ var kinds = []kind{
 	{forewarn.ErrConflict, http.StatusConflict, "conflict"},
 	{forewarn.ErrInvalid, http.StatusBadRequest, "invalid"},
 	{forewarn.ErrUnauthorized, http.StatusUnauthorized, "unauthorized"},
+	{forewarn.ErrForbidden, http.StatusForbidden, "forbidden"},
 	{forewarn.ErrUnavailable, http.StatusServiceUnavailable, "unavailable"},
 }
 
 // StatusCode returns the HTTP status that answers err: 404 for
 // forewarn.ErrNotFound, 409 for ErrConflict and ErrLimit, 400 for ErrInvalid
 // (413 or 415 for a request body that is too large or not JSON), 401 for
-// ErrUnauthorized, 503 for ErrUnavailable, and 500 for anything else. It returns 200 for nil.
+// ErrUnauthorized, 403 for ErrForbidden, 503 for ErrUnavailable, and 500 for
+// anything else. It returns 200 for nil.
 func StatusCode(err error) int {
 	if err == nil {
 		return http.StatusOK

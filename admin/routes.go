@@ -61,6 +61,9 @@ func (s *Server) routes(gatherer prometheus.Gatherer) {
 	s.route("DELETE /v1/chaos/{id}", s.deleteChaos)
 
 	s.route("GET /v1/status", s.status)
+	s.mux.HandleFunc("GET /v1/stream", s.stream)
+
+	s.uiRoutes()
 }
 
 // apiFunc handles one API request; an error it returns is the answer.

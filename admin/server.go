@@ -26,15 +26,29 @@ type Config struct {
 	// Logger receives failed requests (at error level) and every request
 	// (at debug level). If nil, nothing is logged.
 	Logger *slog.Logger
+	// Hub, if set, feeds the live stream, GET /v1/stream; the control
+	// plane must publish to it. If nil, the stream answers 404.
+	Hub *Hub
+	// Replica and Version name this server in the stream's hello and on
+	// the dashboard.
+	Replica string
+	Version string
 }
 
 // Server is the admin API, an http.Handler.
 type Server struct {
-	fleet   forewarn.Fleet
-	token   tokenHash
-	mux     *http.ServeMux
-	log     *slog.Logger
-	metrics *metrics
+	fleet    forewarn.Fleet
+	token    tokenHash
+	sessions *sessions
+	// crossOrigin refuses changes made with the session cookie from
+	// another site (cross-site request forgery).
+	crossOrigin *http.CrossOriginProtection
+	hub         *Hub
+	replica     string
+	version     string
+	mux         *http.ServeMux
+	log         *slog.Logger
+	metrics     *metrics
 }
 
 // NewServer returns the admin API serving cfg.Fleet. It panics if cfg.Fleet
@@ -48,11 +62,16 @@ func NewServer(cfg Config) *Server {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
-		fleet:   cfg.Fleet,
-		token:   hashToken(cfg.Token),
-		mux:     http.NewServeMux(),
-		log:     log.With("component", "admin"),
-		metrics: newMetrics(cfg.Registerer),
+		fleet:       cfg.Fleet,
+		token:       hashToken(cfg.Token),
+		sessions:    newSessions(cfg.Token, time.Now),
+		crossOrigin: http.NewCrossOriginProtection(),
+		hub:         cfg.Hub,
+		replica:     cfg.Replica,
+		version:     cfg.Version,
+		mux:         http.NewServeMux(),
+		log:         log.With("component", "admin"),
+		metrics:     newMetrics(cfg.Registerer),
 	}
 	if cfg.Token == "" {
 		s.log.Error("admin API has no token: every /v1/ request will be refused")
@@ -82,7 +101,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serve(w http.ResponseWriter, r *http.Request, h http.Handler, pattern string) {
 	if needsToken(r.URL.Path) {
 		if err := s.authorize(r); err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="forewarn"`)
+			if StatusCode(err) == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="forewarn"`)
+			}
 			s.writeError(w, r, err)
 			return
 		}

@@ -38,7 +38,8 @@ func (f *Fabric) advance(t *txn, c *forewarn.Campaign) error {
 	return putCampaign(t, c)
 }
 
-// putCampaign stores a campaign and notes it for the metrics.
+// putCampaign stores a campaign and notes it for the metrics and the
+// publisher.
 func putCampaign(t *txn, c *forewarn.Campaign) error {
 	t.campaigns = append(t.campaigns, c)
 	return t.PutCampaign(c)

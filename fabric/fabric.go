@@ -220,11 +220,33 @@ func (f *Fabric) publish(t *txn) {
 	if t.chaos != nil && f.publisher != nil {
 		f.publisher.PublishChaos(*t.chaos)
 	}
+	if cp, ok := f.publisher.(forewarn.CampaignPublisher); ok {
+		for _, c := range lastOfEach(t.campaigns) {
+			cp.PublishCampaign(c)
+		}
+	}
 	f.metrics.record(t)
 }
 
+// lastOfEach returns the last of the campaigns with each ID, in the order
+// of their first appearance: a transaction may note a campaign each time it
+// stores it.
+func lastOfEach(campaigns []*forewarn.Campaign) []*forewarn.Campaign {
+	index := make(map[string]int, len(campaigns))
+	var out []*forewarn.Campaign
+	for _, c := range campaigns {
+		if i, ok := index[c.ID]; ok {
+			out[i] = c
+			continue
+		}
+		index[c.ID] = len(out)
+		out = append(out, c)
+	}
+	return out
+}
+
 // PublishTo makes p receive the state of every scope now and after every
-// change from now on.
+// change from now on; a CampaignPublisher also receives every campaign.
 func (f *Fabric) PublishTo(ctx context.Context, p forewarn.Publisher) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -31,6 +31,9 @@ func completeReplica(r forewarn.Replica, now time.Time) forewarn.Replica {
 	return r
 }
 
+// Replica returns this replica, as forewarn status shows it.
+func (f *Fabric) Replica() forewarn.Replica { return f.cfg.Replica }
+
 // lead runs the time-driven work of the fabric while this replica leads,
 // campaigning again whenever it loses the lead, and stores the enabling
 // state once a minute whether it leads or not (each replica stores the

@@ -78,7 +78,8 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	self := forewarn.Replica{ID: o.replicaID, Version: version,
 		MetadataAddr: metaLn.Addr().String(), AdminAddr: adminLn.Addr().String()}
-	fab, meta, err := o.newControlPlane(ctx, store, self, log, reg)
+	hub := admin.NewHub()
+	fab, meta, err := o.newControlPlane(ctx, store, self, hub, log, reg)
 	if err != nil {
 		closeListeners()
 		return err
@@ -93,7 +94,8 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 		closeListeners()
 		return err
 	}
-	adminAPI := admin.NewServer(admin.Config{Fleet: fab, Token: token, Gatherer: reg, Registerer: reg, Logger: log})
+	adminAPI := admin.NewServer(admin.Config{Fleet: fab, Token: token, Gatherer: reg, Registerer: reg,
+		Logger: log, Hub: hub, Replica: fab.Replica().ID, Version: version})
 	srvs := servers{{"metadata", metaLn, meta}, {"admin", adminLn, adminAPI}}
 	if pprofLn != nil {
 		srvs = append(srvs, server{"pprof", pprofLn, pprofHandler()})
@@ -102,9 +104,9 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 }
 
 // newControlPlane returns the fabric, with its actuator, and the metadata
-// endpoint it publishes to.
+// endpoint it publishes to, as it does to the dashboard's hub.
 func (o *serveOptions) newControlPlane(ctx context.Context, store forewarn.Store, self forewarn.Replica,
-	log *slog.Logger, reg *prometheus.Registry) (*fabric.Fabric, *imds.Server, error) {
+	hub *admin.Hub, log *slog.Logger, reg *prometheus.Registry) (*fabric.Fabric, *imds.Server, error) {
 	clock := clockwork.NewRealClock()
 	actuator, err := o.newActuator(clock, log, reg)
 	if err != nil {
@@ -136,7 +138,7 @@ func (o *serveOptions) newControlPlane(ctx context.Context, store forewarn.Store
 		Logger:     log,
 		Registerer: reg,
 	})
-	if err := fab.PublishTo(ctx, meta); err != nil {
+	if err := fab.PublishTo(ctx, publishers{meta, hub}); err != nil {
 		return nil, nil, err
 	}
 	return fab, meta, nil

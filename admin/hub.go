@@ -1,0 +1,105 @@
+package admin
+
+import (
+	"cmp"
+	"encoding/json"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/forewarn/forewarn"
+)
+
+// Hub keeps the newest state of every scope and campaign for the live
+// stream (GET /v1/stream). The control plane publishes to it, as it does to
+// the metadata endpoint; each stream sends what changed since it last
+// looked, so a slow client delays no one and a burst of changes to a scope
+// reaches it as one message. A Hub is a forewarn.CampaignPublisher.
+type Hub struct {
+	mu        sync.Mutex
+	seq       uint64
+	scopes    map[string]*hubItem // by lower-case name; a removed scope leaves a tombstone
+	campaigns map[string]*hubItem // by ID
+	changed   chan struct{}       // closed at the next change
+}
+
+// hubItem is one message of the stream: a scope, a scope's removal or a
+// campaign, as of change seq. It is encoded once, by the first stream that
+// sends it.
+type hubItem struct {
+	seq   uint64
+	event string // the stream's event name
+	v     any
+
+	once sync.Once
+	data []byte
+	err  error
+}
+
+// NewHub returns an empty Hub.
+func NewHub() *Hub {
+	return &Hub{
+		scopes:    map[string]*hubItem{},
+		campaigns: map[string]*hubItem{},
+		changed:   make(chan struct{}),
+	}
+}
+
+// streamScope is the data of a scope message.
+type streamScope struct {
+	Scope  *forewarn.Scope   `json:"scope"`
+	VMs    []*forewarn.VM    `json:"vms"`
+	Events []*forewarn.Event `json:"events"`
+}
+
+// PublishScope notes the new state of a scope.
+func (h *Hub) PublishScope(snap *forewarn.ScopeSnapshot) {
+	h.put(h.scopes, strings.ToLower(snap.Scope.Name), "scope",
+		streamScope{snap.Scope, nonNil(snap.VMs), nonNil(snap.Events)})
+}
+
+// RemoveScope notes that a scope is gone.
+func (h *Hub) RemoveScope(name string) {
+	h.put(h.scopes, strings.ToLower(name), "scope-removed", map[string]string{"name": name})
+}
+
+// PublishChaos does nothing: the dashboard does not show chaos rules.
+func (h *Hub) PublishChaos([]*forewarn.ChaosRule) {}
+
+// PublishCampaign notes the new state of a campaign.
+func (h *Hub) PublishCampaign(c *forewarn.Campaign) {
+	h.put(h.campaigns, c.ID, "campaign", c)
+}
+
+func (h *Hub) put(items map[string]*hubItem, key, event string, v any) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.seq++
+	items[key] = &hubItem{seq: h.seq, event: event, v: v}
+	close(h.changed)
+	h.changed = make(chan struct{})
+}
+
+// since returns the items changed after seq, oldest change first, the
+// newest seq, and a channel closed at the next change. From seq 0 it
+// returns the whole state, without tombstones.
+func (h *Hub) since(seq uint64) ([]*hubItem, uint64, <-chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var items []*hubItem
+	for _, m := range []map[string]*hubItem{h.scopes, h.campaigns} {
+		for _, it := range m {
+			if it.seq > seq && (seq > 0 || it.event != "scope-removed") {
+				items = append(items, it)
+			}
+		}
+	}
+	slices.SortFunc(items, func(a, b *hubItem) int { return cmp.Compare(a.seq, b.seq) })
+	return items, h.seq, h.changed
+}
+
+// encode returns the item's data as JSON.
+func (it *hubItem) encode() ([]byte, error) {
+	it.once.Do(func() { it.data, it.err = json.Marshal(it.v) })
+	return it.data, it.err
+}

@@ -1,0 +1,128 @@
+package admin
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/forewarn/forewarn"
+)
+
+const (
+	// streamCoalesce is how long a stream waits after a change before it
+	// sends: a burst of changes (a campaign's wave, a fleet being applied)
+	// goes out as one batch, with each scope in it once.
+	streamCoalesce = 100 * time.Millisecond
+	// streamPing is how often an idle stream sends a ping, so that the
+	// page notices a dead connection and proxies keep a live one open.
+	streamPing = 15 * time.Second
+)
+
+// stream answers GET /v1/stream with Server-Sent Events: hello, the whole
+// state (a scope message for every scope, a campaign message for every
+// campaign), ready, and then every change as it happens, with a ping when
+// idle. A client that reconnects gets the whole state again.
+func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
+	if _, err := checkQuery(r.URL.RawQuery, nil); err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	if s.hub == nil {
+		s.writeError(w, r, forewarn.Errorf(forewarn.ErrNotFound, "this server has no live stream"))
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no") // nginx: pass events on as they come
+	w.WriteHeader(http.StatusOK)
+	sw := &sseWriter{w: bufio.NewWriterSize(w, 32<<10), rc: http.NewResponseController(w)}
+	if err := s.runStream(r.Context(), sw); err != nil && r.Context().Err() == nil {
+		s.log.Debug("stream ended", "err", err)
+	}
+}
+
+// runStream sends the stream until the client goes away or a write fails.
+func (s *Server) runStream(ctx context.Context, sw *sseWriter) error {
+	sw.event("hello", map[string]any{"replica": s.replica, "version": s.version, "serverTime": time.Now()})
+	items, seq, changed := s.hub.since(0)
+	s.sendItems(sw, items)
+	sw.event("ready", struct{}{})
+	if err := sw.flush(); err != nil {
+		return err
+	}
+	ping := time.NewTicker(streamPing)
+	defer ping.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-ping.C:
+			sw.event("ping", map[string]any{"serverTime": time.Now()})
+		case <-changed:
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(streamCoalesce):
+			}
+			items, seq, changed = s.hub.since(seq)
+			s.sendItems(sw, items)
+		}
+		if err := sw.flush(); err != nil {
+			return err
+		}
+	}
+}
+
+// sendItems writes the items; one that does not encode is logged and left
+// out rather than ending every operator's stream.
+func (s *Server) sendItems(sw *sseWriter, items []*hubItem) {
+	for _, it := range items {
+		data, err := it.encode()
+		if err != nil {
+			s.log.Error("encode stream message", "event", it.event, "err", err)
+			continue
+		}
+		sw.raw(it.event, data)
+	}
+}
+
+// sseWriter writes Server-Sent Events into a buffer that flush sends; the
+// first write error sticks.
+type sseWriter struct {
+	w   *bufio.Writer
+	rc  *http.ResponseController
+	err error
+}
+
+// event writes one event whose data is v as JSON.
+func (sw *sseWriter) event(name string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		sw.err = fmt.Errorf("encode %s: %w", name, err)
+		return
+	}
+	sw.raw(name, data)
+}
+
+// raw writes one event whose data is JSON, which holds no newline.
+func (sw *sseWriter) raw(name string, data []byte) {
+	if sw.err != nil {
+		return
+	}
+	_, sw.err = fmt.Fprintf(sw.w, "event: %s\ndata: %s\n\n", name, data)
+}
+
+// flush sends what was written.
+func (sw *sseWriter) flush() error {
+	if sw.err == nil {
+		sw.err = sw.w.Flush()
+	}
+	if sw.err == nil {
+		sw.err = sw.rc.Flush()
+	}
+	return sw.err
+}

@@ -1,0 +1,136 @@
+package admin
+
+import (
+	"bytes"
+	"io/fs"
+	"net/http"
+	"strings"
+
+	"github.com/forewarn/forewarn/dashboard"
+)
+
+// uiCSP is the dashboard's Content-Security-Policy: its own files only, no
+// inline script or style, no framing.
+const uiCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
+	"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
+
+// maxLoginBody bounds the sign-in form's body.
+const maxLoginBody = 4 << 10
+
+// uiRoutes registers the dashboard: the page at /ui/, its files at
+// /ui/static/, and the sign-in form. Only the page needs a session; its
+// files hold no data.
+func (s *Server) uiRoutes() {
+	s.mux.Handle("GET /ui", http.RedirectHandler("/ui/", http.StatusMovedPermanently))
+	s.mux.HandleFunc("GET /ui/{$}", s.uiIndex)
+	s.mux.HandleFunc("GET /ui/login", s.uiLoginForm)
+	s.mux.Handle("POST /ui/login", s.crossOrigin.Handler(http.HandlerFunc(s.uiLogin)))
+	s.mux.Handle("POST /ui/logout", s.crossOrigin.Handler(http.HandlerFunc(s.uiLogout)))
+	s.mux.HandleFunc("GET /ui/login.css", s.uiLoginCSS)
+	files := http.StripPrefix("/ui/static/", http.FileServerFS(dashboard.Static))
+	s.mux.HandleFunc("GET /ui/static/", func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") { // no directory listings
+			http.NotFound(w, r)
+			return
+		}
+		uiHeaders(w, "no-cache")
+		files.ServeHTTP(w, r)
+	})
+}
+
+// uiHeaders sets the headers of every dashboard answer.
+func uiHeaders(w http.ResponseWriter, cache string) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", uiCSP)
+	h.Set("X-Frame-Options", "DENY")
+	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", cache)
+}
+
+// signedIn reports whether the request carries a valid session cookie.
+func (s *Server) signedIn(r *http.Request) bool {
+	c, err := r.Cookie(sessionCookie)
+	return err == nil && s.sessions.valid(c.Value)
+}
+
+// uiIndex answers the page, or sends the browser to the sign-in form.
+func (s *Server) uiIndex(w http.ResponseWriter, r *http.Request) {
+	if !s.signedIn(r) {
+		http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
+		return
+	}
+	page, err := fs.ReadFile(dashboard.Static, "index.html")
+	if err != nil {
+		s.writeError(w, r, err)
+		return
+	}
+	uiHeaders(w, "no-store")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(page)
+}
+
+// uiLoginForm answers the sign-in form, or the page to a signed-in browser.
+func (s *Server) uiLoginForm(w http.ResponseWriter, r *http.Request) {
+	if s.signedIn(r) {
+		http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+		return
+	}
+	s.renderLogin(w, http.StatusOK, "")
+}
+
+// uiLogin checks the token of the sign-in form. The right one gets a
+// session cookie that scripts cannot read (HttpOnly) and that no other
+// site's request carries (SameSite=Strict); the token itself is never
+// stored in the browser.
+func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxLoginBody)
+	token := strings.TrimSpace(r.PostFormValue("token"))
+	if !s.token.matches(token) {
+		s.log.Warn("dashboard sign-in refused", "remote", r.RemoteAddr)
+		msg := "That is not the admin token."
+		if token == "" {
+			msg = "Enter the admin token."
+		}
+		s.renderLogin(w, http.StatusUnauthorized, msg)
+		return
+	}
+	value, expires := s.sessions.issue()
+	http.SetCookie(w, &http.Cookie{
+		Name: sessionCookie, Value: value, Path: "/", Expires: expires,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+	})
+	s.log.Info("dashboard sign-in", "remote", r.RemoteAddr)
+	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+}
+
+// uiLogout ends the session and clears the cookie.
+func (s *Server) uiLogout(w http.ResponseWriter, r *http.Request) {
+	if c, err := r.Cookie(sessionCookie); err == nil {
+		s.sessions.revoke(c.Value)
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+	})
+	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
+}
+
+func (s *Server) renderLogin(w http.ResponseWriter, status int, msg string) {
+	var page bytes.Buffer
+	if err := dashboard.RenderLogin(&page, dashboard.Login{Error: msg, Version: s.version}); err != nil {
+		s.log.Error("render sign-in form", "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	uiHeaders(w, "no-store")
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(page.Bytes())
+}
+
+func (s *Server) uiLoginCSS(w http.ResponseWriter, _ *http.Request) {
+	uiHeaders(w, "no-cache")
+	w.Header().Set("Content-Type", "text/css; charset=utf-8")
+	_, _ = w.Write(dashboard.LoginCSS)
+}
