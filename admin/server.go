@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -49,6 +50,9 @@ type Server struct {
 	mux         *http.ServeMux
 	log         *slog.Logger
 	metrics     *metrics
+	// done ends the live streams when the server shuts down.
+	done     context.Context
+	shutdown context.CancelFunc
 }
 
 // NewServer returns the admin API serving cfg.Fleet. It panics if cfg.Fleet
@@ -73,12 +77,18 @@ func NewServer(cfg Config) *Server {
 		log:         log.With("component", "admin"),
 		metrics:     newMetrics(cfg.Registerer),
 	}
+	s.done, s.shutdown = context.WithCancel(context.Background())
 	if cfg.Token == "" {
 		s.log.Error("admin API has no token: every /v1/ request will be refused")
 	}
 	s.routes(cfg.Gatherer)
 	return s
 }
+
+// Shutdown ends every live stream, and makes later ones end at once, so
+// that an http.Server's Shutdown does not wait for them. It does not close
+// listeners; the http.Server does.
+func (s *Server) Shutdown() { s.shutdown() }
 
 // ServeHTTP answers one request: it checks the token of /v1/ paths, routes
 // the request, and answers unknown paths and methods in JSON.

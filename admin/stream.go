@@ -39,14 +39,36 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // nginx: pass events on as they come
 	w.WriteHeader(http.StatusOK)
+	if r.Method == http.MethodHead {
+		return
+	}
 	sw := &sseWriter{w: bufio.NewWriterSize(w, 32<<10), rc: http.NewResponseController(w)}
-	if err := s.runStream(r.Context(), sw); err != nil && r.Context().Err() == nil {
+	ctx, stop := context.WithCancel(r.Context())
+	defer stop()
+	defer context.AfterFunc(s.done, stop)() // unregistered when the stream ends
+	if err := s.runStream(ctx, sw, s.credentialsLast(r)); err != nil && ctx.Err() == nil {
 		s.log.Debug("stream ended", "err", err)
 	}
 }
 
-// runStream sends the stream until the client goes away or a write fails.
-func (s *Server) runStream(ctx context.Context, sw *sseWriter) error {
+// credentialsLast returns what tells whether the credentials of a stream
+// still hold: a session cookie ends with sign-out or its expiry, and the
+// stream with it (the page's reconnection then meets the 401); a bearer
+// token holds as long as the server runs.
+func (s *Server) credentialsLast(r *http.Request) func() bool {
+	if r.Header.Get("Authorization") != "" {
+		return func() bool { return true }
+	}
+	c, err := r.Cookie(sessionCookie)
+	if err != nil { // authorize let the request in, so there is a cookie
+		return func() bool { return false }
+	}
+	return func() bool { return s.sessions.valid(c.Value) }
+}
+
+// runStream sends the stream until ctx ends (the client went away or the
+// server shuts down), the credentials stop holding, or a write fails.
+func (s *Server) runStream(ctx context.Context, sw *sseWriter, valid func() bool) error {
 	sw.event("hello", map[string]any{"replica": s.replica, "version": s.version, "serverTime": time.Now()})
 	items, seq, changed := s.hub.since(0)
 	s.sendItems(sw, items)
@@ -70,6 +92,9 @@ func (s *Server) runStream(ctx context.Context, sw *sseWriter) error {
 			}
 			items, seq, changed = s.hub.since(seq)
 			s.sendItems(sw, items)
+		}
+		if !valid() {
+			return nil
 		}
 		if err := sw.flush(); err != nil {
 			return err
@@ -116,8 +141,16 @@ func (sw *sseWriter) raw(name string, data []byte) {
 	_, sw.err = fmt.Fprintf(sw.w, "event: %s\ndata: %s\n\n", name, data)
 }
 
+// flushTimeout bounds a flush: a client that stops reading, whose socket
+// buffers are full, loses its stream instead of holding the handler (and
+// the server's shutdown) for as long as it stalls.
+const flushTimeout = 30 * time.Second
+
 // flush sends what was written.
 func (sw *sseWriter) flush() error {
+	if sw.err == nil {
+		sw.err = sw.rc.SetWriteDeadline(time.Now().Add(flushTimeout))
+	}
 	if sw.err == nil {
 		sw.err = sw.w.Flush()
 	}

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"net/http"
 	"strings"
@@ -85,7 +86,16 @@ func (s *Server) uiLoginForm(w http.ResponseWriter, r *http.Request) {
 // stored in the browser.
 func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, maxLoginBody)
-	token := strings.TrimSpace(r.PostFormValue("token"))
+	if err := r.ParseForm(); err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			s.renderLogin(w, http.StatusRequestEntityTooLarge, "The form is too large: send the token alone.")
+			return
+		}
+		s.renderLogin(w, http.StatusBadRequest, "The form could not be read: "+err.Error())
+		return
+	}
+	token := strings.TrimSpace(r.PostForm.Get("token"))
 	if !s.token.matches(token) {
 		s.log.Warn("dashboard sign-in refused", "remote", r.RemoteAddr)
 		msg := "That is not the admin token."

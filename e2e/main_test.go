@@ -101,7 +101,13 @@ func launch(t testing.TB, extra ...string) *server {
 
 // tryLaunch is one attempt of launch.
 func tryLaunch(t testing.TB, extra []string) (*server, error) {
-	s := &server{t: t, metaAddr: freeAddr(t), admAddr: freeAddr(t),
+	return launchOn(t, freeAddr(t), freeAddr(t), extra)
+}
+
+// launchOn starts forewarn serve with extra flags on the given addresses
+// and waits until its admin API answers.
+func launchOn(t testing.TB, metaAddr, admAddr string, extra []string) (*server, error) {
+	s := &server{t: t, metaAddr: metaAddr, admAddr: admAddr,
 		exited: make(chan error, 1), log: &syncLog{}}
 	args := append([]string{"serve", "--metadata-addr", s.metaAddr,
 		"--admin-addr", s.admAddr, "--rate-limit", "0"}, extra...)

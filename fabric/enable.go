@@ -121,6 +121,7 @@ func (f *Fabric) enable(ctx context.Context, scope string) error {
 		first = s.EnabledAt.IsZero() || now.Sub(s.LastSeen) >= f.cfg.EnableIdle
 		if first {
 			s.EnabledAt = now
+			t.touch(scope) // publish it: the dashboard shows which scopes get notice
 		}
 		s.LastSeen = now
 		return t.PutScope(s)

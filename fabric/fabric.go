@@ -200,6 +200,9 @@ func (f *Fabric) publish(t *txn) {
 		}
 	}
 	for _, snap := range t.snapshots {
+		// Whether the scope gets notice, as Scopes shows it, for the
+		// dashboard; it is as of this change.
+		snap.Scope.Enabled = f.enabled(snap.Scope, t.now)
 		key := strings.ToLower(snap.Scope.Name)
 		f.published[key] = snap.Scope.Name
 		f.keepEvents(key, scopeEvents{snap.Scope.Incarnation, snap.Events})

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The project's test command (README, .ci/run): installs what the tests need,
 # then runs gofmt, go vet, every test under the race detector (with the
-# crash-safety test's 20 kills per store and the failover test on a real
-# three-member etcd), short fuzz runs, every benchmark once and a short load
+# crash-safety test's 20 kills per store, the failover test on a real
+# three-member etcd and the dashboard in headless Chromium, whose screenshots
+# go to artifacts/screenshots), short fuzz runs, every benchmark once and a short load
 # run (so that they keep working), and the seed pages' examples against the
 # real binary.
 set -euo pipefail
@@ -10,6 +11,7 @@ cd "$(dirname "$0")/.."
 
 scripts/deps.sh
 export FOREWARN_REQUIRE_ETCD=1 # deps.sh installed etcd: the failover test must not skip
+export FOREWARN_REQUIRE_BROWSER=1 # and chromium: the dashboard's browser tests must not skip
 # As root (CI), the network-namespace test (e2e/netns_test.go, scripts/netns-e2e.sh) must not skip.
 if [ "$(id -u)" = 0 ]; then export FOREWARN_REQUIRE_NETNS=1; fi
 

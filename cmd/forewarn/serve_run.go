@@ -96,11 +96,16 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 	}
 	adminAPI := admin.NewServer(admin.Config{Fleet: fab, Token: token, Gatherer: reg, Registerer: reg,
 		Logger: log, Hub: hub, Replica: fab.Replica().ID, Version: version})
+	scheme := "http"
+	if o.adminTLSCert != "" {
+		scheme = "https"
+	}
+	log.Info("dashboard", "url", scheme+"://"+adminLn.Addr().String()+"/ui/")
 	srvs := servers{{"metadata", metaLn, meta}, {"admin", adminLn, adminAPI}}
 	if pprofLn != nil {
 		srvs = append(srvs, server{"pprof", pprofLn, pprofHandler()})
 	}
-	return o.serve(ctx, log, fab, meta, srvs)
+	return o.serve(ctx, log, fab, srvs)
 }
 
 // newControlPlane returns the fabric, with its actuator, and the metadata
@@ -176,11 +181,16 @@ type server struct {
 	handler http.Handler
 }
 
+// shutdowner is a handler that holds requests open (the metadata
+// endpoint's long-polls, the admin API's live streams) and answers them
+// when told the server is shutting down.
+type shutdowner interface{ Shutdown() }
+
 // servers are the HTTP listeners of serve.
 type servers []server
 
 // serve runs the fabric and the HTTP servers until ctx ends or one fails.
-func (o *serveOptions) serve(ctx context.Context, log *slog.Logger, fab *fabric.Fabric, meta *imds.Server, srvs servers) error {
+func (o *serveOptions) serve(ctx context.Context, log *slog.Logger, fab *fabric.Fabric, srvs servers) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	ran := make(chan error, 1)
@@ -189,6 +199,9 @@ func (o *serveOptions) serve(ctx context.Context, log *slog.Logger, fab *fabric.
 	https := make([]*http.Server, len(srvs))
 	for i, s := range srvs {
 		https[i] = newHTTPServer(s.handler, log)
+		if sd, ok := s.handler.(shutdowner); ok {
+			https[i].RegisterOnShutdown(sd.Shutdown)
+		}
 		log.Info("listening", "api", s.name, "addr", s.ln.Addr().String())
 		go func() { errc <- https[i].Serve(s.ln) }()
 	}
@@ -202,7 +215,6 @@ func (o *serveOptions) serve(ctx context.Context, log *slog.Logger, fab *fabric.
 		ran <- nil
 	}
 	log.Info("shutting down")
-	meta.Shutdown()
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(o.shutdownTimeout))
 	defer scancel()
 	for _, h := range https {

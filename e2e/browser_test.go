@@ -1,0 +1,198 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	cdplog "github.com/chromedp/cdproto/log"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+)
+
+// browser is a headless Chromium driving the dashboard of one server.
+type browser struct {
+	t    *testing.T
+	ctx  context.Context
+	base string // the admin API, http://host:port
+
+	mu     sync.Mutex
+	errors []string // uncaught exceptions and console errors of the page
+}
+
+// chromium returns the Chromium binary, or skips the test if there is none
+// (it fails instead under FOREWARN_REQUIRE_BROWSER=1, as in CI).
+func chromium(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("FOREWARN_CHROMIUM")
+	if path == "" {
+		path, _ = exec.LookPath("chromium")
+	}
+	if path == "" {
+		if os.Getenv("FOREWARN_REQUIRE_BROWSER") == "1" {
+			t.Fatal("no chromium found (install Debian's chromium: scripts/deps.sh) and FOREWARN_REQUIRE_BROWSER=1")
+		}
+		t.Skip("no chromium found: install Debian's chromium (scripts/deps.sh) or set FOREWARN_CHROMIUM")
+	}
+	return path
+}
+
+// newBrowser starts a headless Chromium, with a laptop's screen, for the
+// dashboard at base. It is closed when the test ends.
+func newBrowser(t *testing.T, base string) *browser {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.WindowSize(1440, 900),
+		chromedp.NoSandbox, // root in CI containers
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	b := &browser{t: t, base: base}
+	ctx, cancel := chromedp.NewContext(alloc, chromedp.WithListener(b.watch))
+	t.Cleanup(func() {
+		cancel()
+		cancelAlloc()
+	})
+	b.ctx = ctx
+	if err := chromedp.Do(ctx); err != nil { // start the browser, without a deadline
+		t.Fatalf("start chromium: %v", err)
+	}
+	return b
+}
+
+// watch notes the page's uncaught exceptions, console errors and the
+// browser's own errors, such as a violation of the page's
+// Content-Security-Policy.
+func (b *browser) watch(ev any) {
+	var msg string
+	switch ev := ev.(type) {
+	case *runtime.EventExceptionThrown:
+		d := ev.ExceptionDetails
+		msg = fmt.Sprintf("exception at %s:%d: %s", d.URL, d.LineNumber+1, d.Text)
+		if d.Exception != nil {
+			msg += " " + d.Exception.Description
+		}
+	case *runtime.EventConsoleAPICalled:
+		if ev.Type != runtime.ConsoleAPICalledTypeError {
+			return
+		}
+		var parts []string
+		for _, a := range ev.Args {
+			parts = append(parts, a.Description+string(a.Value))
+		}
+		msg = "console.error: " + strings.Join(parts, " ")
+	case *cdplog.EventEntryAdded:
+		if ev.Entry.Level != cdplog.EntryLevelError {
+			return
+		}
+		msg = fmt.Sprintf("browser %s error: %s (%s)", ev.Entry.Source, ev.Entry.Text, ev.Entry.URL)
+	default:
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.errors = append(b.errors, msg)
+}
+
+// pageErrors returns the errors noted so far and forgets them.
+func (b *browser) pageErrors() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	errs := b.errors
+	b.errors = nil
+	return errs
+}
+
+// do runs the actions with a deadline, failing the test with what was
+// being done.
+func (b *browser) do(what string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		b.t.Fatalf("%s: %v", what, err)
+	}
+}
+
+// waitFor waits until the JavaScript expression is true. It asks again
+// every 50 ms, also across a navigation, during which the page cannot
+// answer.
+func (b *browser) waitFor(what, expr string, timeout time.Duration) {
+	b.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for {
+		ctx, cancel := context.WithTimeout(b.ctx, 5*time.Second)
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("waiting until %s (%s): not after %v (last error: %v)", what, expr, timeout, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// eval returns the value of a JavaScript expression.
+func eval[T any](b *browser, expr string) T {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	v, err := chromedp.Run(ctx, chromedp.Evaluate[T](expr))
+	if err != nil {
+		b.t.Fatalf("evaluate %s: %v", expr, err)
+	}
+	return v
+}
+
+// text returns the text of the first element the selector matches, "" if
+// none does.
+func (b *browser) text(sel string) string {
+	b.t.Helper()
+	return eval[string](b, fmt.Sprintf("document.querySelector(%q)?.textContent ?? ''", sel))
+}
+
+// attr returns an attribute of the first element the selector matches, ""
+// if it has none.
+func (b *browser) attr(sel, name string) string {
+	b.t.Helper()
+	return eval[string](b, fmt.Sprintf("document.querySelector(%q)?.getAttribute(%q) ?? ''", sel, name))
+}
+
+// click clicks the first element the selector matches, once it is visible.
+func (b *browser) click(sel string) {
+	b.t.Helper()
+	b.do("click "+sel, chromedp.Click(chromedp.CSS(sel)))
+}
+
+// screenshot saves the page as NAME.png in the screenshots folder
+// ($FOREWARN_SCREENSHOTS, by default artifacts/screenshots at the top of
+// the repository), which CI keeps.
+func (b *browser) screenshot(name string) {
+	b.t.Helper()
+	dir := os.Getenv("FOREWARN_SCREENSHOTS")
+	if dir == "" {
+		dir = filepath.Join("..", "artifacts", "screenshots")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		b.t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, 20*time.Second)
+	defer cancel()
+	png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+	if err != nil {
+		b.t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		b.t.Fatal(err)
+	}
+}
