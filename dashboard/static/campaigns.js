@@ -113,7 +113,7 @@ function buildCard(c, events) {
   const waiting = c.scopes.filter((s) => s.waiting).length;
   let summary = `${done}/${total} update domains done`;
   if (inFlight) summary += ` · ${plural(inFlight, 'event')} in flight`;
-  if (waiting) summary += ` · ${waiting} waiting`;
+  if (waiting && c.state === 'running') summary += ` · ${waiting} waiting`;
   return h('article', { class: 'campaign card', 'data-campaign': c.id, 'data-state': c.state },
     h('header', { class: 'campaign-head' },
       h('h3', {}, h('span', { class: 'type', text: c.spec.type }), ' ',
