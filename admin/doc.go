@@ -35,6 +35,10 @@
 //	POST   /v1/chaos                    add a chaos rule (forewarn.ChaosSpec) -> 201 rule
 //	DELETE /v1/chaos/{id}               end a chaos rule early -> 204
 //	GET    /v1/status                   where the state lives, the replicas and the leader
+//	GET    /v1/stream                   the live stream of scopes and campaigns (Server-Sent Events)
+//	GET    /ui/                         the dashboard (package dashboard), with a session cookie
+//	GET    /ui/login, POST /ui/login    the sign-in form; the right token sets the session cookie
+//	POST   /ui/logout                   sign out
 //
 // The listings of VMs and events answer a page, a JSON array, of what their
 // filters select: scope, updateDomain and priority for VMs; scope, type,
@@ -48,6 +52,12 @@
 // are checked before the Fleet sees them: JSON, no unknown fields, and the
 // actions of resolve; a negative degrade notice is refused too. Everything
 // else about a campaign or a chaos rule is the Fleet's to check.
+//
+// Every /v1/ route takes the bearer token or the dashboard's session cookie
+// (session.go); a change made with the cookie must come from the dashboard's
+// own origin (http.CrossOriginProtection), else 403. The live stream sends
+// hello, the whole state from the Hub, ready, and then every change
+// (stream.go).
 //
 // Errors are answered as {"error":"<message>","code":"<kind>"} with the
 // status StatusCode gives; the Client turns them back into *forewarn.Error

@@ -258,6 +258,25 @@ func TestCampaignWaitsForBusyVM(t *testing.T) {
 	}
 }
 
+// TestCancelledCampaignWaitsForNothing: a scope that waited for a busy VM
+// no longer says so once its campaign is cancelled.
+func TestCancelledCampaignWaitsForNothing(t *testing.T) {
+	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
+	scopes := fleet3x5(h)
+	h.operate("web-0", forewarn.OpRestart) // update domain 0
+	c := startCampaign(h, forewarn.CampaignSpec{Type: forewarn.Freeze, Scopes: scopes[:1]})
+	if c.Scopes[0].Waiting == "" {
+		t.Fatalf("campaign did not wait: %+v", c.Scopes[0])
+	}
+	got, err := h.f.SteerCampaign(h.ctx, c.ID, forewarn.CancelCampaign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := got.Scopes[0]; p.Waiting != "" {
+		t.Errorf("cancelled campaign still waits: %+v", p)
+	}
+}
+
 func TestCampaignReportsNoNotice(t *testing.T) {
 	h := mustOpenHarness(t, Config{})
 	h.scope(forewarn.ScopeSpec{Name: "web"})

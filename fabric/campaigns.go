@@ -174,6 +174,7 @@ func (f *Fabric) SteerCampaign(ctx context.Context, id string, action forewarn.C
 func (f *Fabric) cancelCampaign(t *txn, c *forewarn.Campaign) error {
 	for i := range c.Scopes {
 		p := &c.Scopes[i]
+		p.Waiting = "" // a cancelled campaign waits for nothing
 		if p.Event == "" {
 			continue
 		}

@@ -1,0 +1,83 @@
+package admin_test
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/admin"
+)
+
+// BenchmarkStreamInitialState measures what the dashboard waits for when it
+// opens: the stream's whole state of 10,000 VMs in 1,000 scopes, read up to
+// "ready". The baseline is a handler that writes the same bytes from one
+// buffer, so the ratio is the stream's own cost beyond moving the bytes.
+func BenchmarkStreamInitialState(b *testing.B) {
+	hub := admin.NewHub()
+	for s := range 1000 {
+		snap := &forewarn.ScopeSnapshot{Scope: &forewarn.Scope{Name: fmt.Sprintf("s%05d", s),
+			Kind: forewarn.AvailabilitySet, UpdateDomains: 5, FaultDomains: 3, Incarnation: 1}}
+		for v := range 10 {
+			snap.VMs = append(snap.VMs, &forewarn.VM{Name: fmt.Sprintf("s%05d-%d", s, v), ID: "3f1c0a52-8a41-4f3c-9d55-2f0a8f6e6b0d",
+				Scope: snap.Scope.Name, UpdateDomain: v % 5, FaultDomain: v % 3, Addresses: []string{fmt.Sprintf("127.1.%d.%d", s/250, v)},
+				Priority: forewarn.Regular, State: forewarn.Running, CreatedAt: time.Now()})
+		}
+		hub.PublishScope(snap)
+	}
+	api := admin.NewServer(admin.Config{Fleet: newFakeFleet(), Token: testToken, Hub: hub})
+	stream := httptest.NewServer(api)
+	defer stream.Close()
+	defer api.Shutdown()
+	body := readUntilReady(b, stream.URL)
+	baseline := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = w.Write(body)
+	}))
+	defer baseline.Close()
+	b.Run("stream", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			readUntilReady(b, stream.URL)
+		}
+	})
+	b.Run("baseline", func(b *testing.B) {
+		b.SetBytes(int64(len(body)))
+		for b.Loop() {
+			readUntilReady(b, baseline.URL)
+		}
+	})
+}
+
+// readUntilReady opens a stream and returns what it sent up to "ready".
+func readUntilReady(b *testing.B, url string) []byte {
+	req, _ := http.NewRequest(http.MethodGet, url+"/v1/stream", nil)
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out bytes.Buffer
+	br := bufio.NewReaderSize(resp.Body, 64<<10)
+	for {
+		line, err := br.ReadSlice('\n')
+		out.Write(line)
+		if bytes.HasPrefix(line, []byte("event: ready")) {
+			line, _ = br.ReadSlice('\n') // its data line
+			out.Write(line)
+			out.WriteString("\n")
+			return out.Bytes()
+		}
+		if err == io.EOF {
+			b.Fatalf("stream ended before ready after %d bytes", out.Len())
+		} else if err != nil && err != bufio.ErrBufferFull {
+			b.Fatal(err)
+		}
+	}
+}
