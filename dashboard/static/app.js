@@ -216,7 +216,17 @@ async function checkSession() {
 
 // --- Start -----------------------------------------------------------------
 
+// trackChrome keeps --chrome-h equal to the height of the sticky top bar
+// and tabs, which wrap to more lines on a narrow screen.
+function trackChrome() {
+  const chrome = $('.chrome');
+  new ResizeObserver(() => {
+    document.documentElement.style.setProperty('--chrome-h', `${chrome.offsetHeight}px`);
+  }).observe(chrome);
+}
+
 function start() {
+  trackChrome();
   setupConfirm();
   setupFleet({ invalidate, openVM });
   setupEvents({ invalidate, openVM });
