@@ -115,12 +115,20 @@ func (s *Server) sendItems(sw *sseWriter, items []*hubItem) {
 	}
 }
 
+// writeTimeout bounds the sending of one batch of events: a client that
+// stops reading, whose socket buffers are full, loses its stream instead of
+// holding the handler (and the server's shutdown) for as long as it stalls.
+const writeTimeout = 30 * time.Second
+
 // sseWriter writes Server-Sent Events into a buffer that flush sends; the
-// first write error sticks.
+// first write error sticks. The buffer may also reach the connection before
+// flush, when it fills, so the write deadline is set by the first write of
+// each batch.
 type sseWriter struct {
-	w   *bufio.Writer
-	rc  *http.ResponseController
-	err error
+	w     *bufio.Writer
+	rc    *http.ResponseController
+	armed bool // the write deadline is set for this batch
+	err   error
 }
 
 // event writes one event whose data is v as JSON.
@@ -135,27 +143,23 @@ func (sw *sseWriter) event(name string, v any) {
 
 // raw writes one event whose data is JSON, which holds no newline.
 func (sw *sseWriter) raw(name string, data []byte) {
-	if sw.err != nil {
-		return
+	if sw.err == nil && !sw.armed {
+		sw.err = sw.rc.SetWriteDeadline(time.Now().Add(writeTimeout))
+		sw.armed = true
 	}
-	_, sw.err = fmt.Fprintf(sw.w, "event: %s\ndata: %s\n\n", name, data)
+	if sw.err == nil {
+		_, sw.err = fmt.Fprintf(sw.w, "event: %s\ndata: %s\n\n", name, data)
+	}
 }
 
-// flushTimeout bounds a flush: a client that stops reading, whose socket
-// buffers are full, loses its stream instead of holding the handler (and
-// the server's shutdown) for as long as it stalls.
-const flushTimeout = 30 * time.Second
-
-// flush sends what was written.
+// flush sends the batch written since the last flush.
 func (sw *sseWriter) flush() error {
-	if sw.err == nil {
-		sw.err = sw.rc.SetWriteDeadline(time.Now().Add(flushTimeout))
-	}
 	if sw.err == nil {
 		sw.err = sw.w.Flush()
 	}
 	if sw.err == nil {
 		sw.err = sw.rc.Flush()
 	}
+	sw.armed = false
 	return sw.err
 }
