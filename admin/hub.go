@@ -21,7 +21,17 @@ type Hub struct {
 	scopes    map[string]*hubItem // by lower-case name; a removed scope leaves a tombstone
 	campaigns map[string]*hubItem // by ID
 	changed   chan struct{}       // closed at the next change
+	// tombstones are the keys of removed scopes, oldest first. Beyond
+	// maxTombstones the oldest go, and floor is the newest seq gone: a
+	// stream behind it may have missed a removal and starts over.
+	tombstones []string
+	floor      uint64
 }
+
+// maxTombstones bounds what the hub keeps of removed scopes, so that
+// standalone VMs coming and going (each is its own scope) do not grow it
+// for good. A stream is at most a batch behind, so it rarely starts over.
+const maxTombstones = 1000
 
 // hubItem is one message of the stream: a scope, a scope's removal or a
 // campaign, as of change seq. It is encoded once, by the first stream that
@@ -60,7 +70,19 @@ func (h *Hub) PublishScope(snap *forewarn.ScopeSnapshot) {
 
 // RemoveScope notes that a scope is gone.
 func (h *Hub) RemoveScope(name string) {
-	h.put(h.scopes, strings.ToLower(name), "scope-removed", map[string]string{"name": name})
+	key := strings.ToLower(name)
+	h.put(h.scopes, key, "scope-removed", map[string]string{"name": name})
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.tombstones = append(h.tombstones, key)
+	for len(h.tombstones) > maxTombstones {
+		old := h.tombstones[0]
+		h.tombstones = h.tombstones[1:]
+		if it := h.scopes[old]; it != nil && it.event == "scope-removed" {
+			h.floor = max(h.floor, it.seq)
+			delete(h.scopes, old)
+		}
+	}
 }
 
 // PublishChaos does nothing: the dashboard does not show chaos rules.
@@ -82,11 +104,15 @@ func (h *Hub) put(items map[string]*hubItem, key, event string, v any) {
 
 // since returns the items changed after seq, oldest change first, the
 // newest seq, and a channel closed at the next change. From seq 0 it
-// returns the whole state, without tombstones.
-func (h *Hub) since(seq uint64) ([]*hubItem, uint64, <-chan struct{}) {
+// returns the whole state, without tombstones. current is false, and the
+// items nil, for a seq from before the oldest tombstone dropped: the caller
+// must start over from 0.
+func (h *Hub) since(seq uint64) (items []*hubItem, newest uint64, changed <-chan struct{}, current bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	var items []*hubItem
+	if seq > 0 && seq < h.floor {
+		return nil, h.seq, h.changed, false
+	}
 	for _, m := range []map[string]*hubItem{h.scopes, h.campaigns} {
 		for _, it := range m {
 			if it.seq > seq && (seq > 0 || it.event != "scope-removed") {
@@ -95,7 +121,7 @@ func (h *Hub) since(seq uint64) ([]*hubItem, uint64, <-chan struct{}) {
 		}
 	}
 	slices.SortFunc(items, func(a, b *hubItem) int { return cmp.Compare(a.seq, b.seq) })
-	return items, h.seq, h.changed
+	return items, h.seq, h.changed, true
 }
 
 // encode returns the item's data as JSON.

@@ -6,9 +6,11 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/dashboard"
 	"github.com/forewarn/forewarn/internal/httpstatus"
 )
 
@@ -34,6 +36,10 @@ type Config struct {
 	// the dashboard.
 	Replica string
 	Version string
+	// Clock gives the time of sessions and of the stream's serverTime,
+	// from which the dashboard's countdowns are corrected; the real clock
+	// if nil.
+	Clock forewarn.Clock
 }
 
 // Server is the admin API, an http.Handler.
@@ -45,6 +51,8 @@ type Server struct {
 	// another site (cross-site request forgery).
 	crossOrigin *http.CrossOriginProtection
 	hub         *Hub
+	clock       forewarn.Clock
+	etags       map[string]string // of the dashboard's files, by path
 	replica     string
 	version     string
 	mux         *http.ServeMux
@@ -65,10 +73,16 @@ func NewServer(cfg Config) *Server {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = clockwork.NewRealClock()
+	}
 	s := &Server{
 		fleet:       cfg.Fleet,
 		token:       hashToken(cfg.Token),
-		sessions:    newSessions(cfg.Token, time.Now),
+		sessions:    newSessions(cfg.Token, clock.Now),
+		clock:       clock,
+		etags:       etags(dashboard.Static),
 		crossOrigin: http.NewCrossOriginProtection(),
 		hub:         cfg.Hub,
 		replica:     cfg.Replica,

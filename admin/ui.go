@@ -2,6 +2,8 @@ package admin
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"io/fs"
 	"net/http"
@@ -35,8 +37,31 @@ func (s *Server) uiRoutes() {
 			return
 		}
 		uiHeaders(w, "no-cache")
+		if etag, ok := s.etags[strings.TrimPrefix(r.URL.Path, "/ui/static/")]; ok {
+			w.Header().Set("ETag", etag) // the file server answers If-None-Match with 304
+		}
 		files.ServeHTTP(w, r)
 	})
+}
+
+// etags returns the ETag of every file of fsys, a hash of its content:
+// embedded files have no modification time, and without a validator the
+// browser would fetch every file again on each load.
+func etags(fsys fs.FS) map[string]string {
+	tags := map[string]string{}
+	_ = fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(b)
+		tags[path] = `"` + hex.EncodeToString(sum[:8]) + `"`
+		return nil
+	})
+	return tags
 }
 
 // uiHeaders sets the headers of every dashboard answer.
@@ -99,7 +124,10 @@ func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
 	if !s.token.matches(token) {
 		s.log.Warn("dashboard sign-in refused", "remote", r.RemoteAddr)
 		msg := "That is not the admin token."
-		if token == "" {
+		switch {
+		case !s.token.ok:
+			msg = "This server has no admin token, so no one can sign in: see its log."
+		case token == "":
 			msg = "Enter the admin token."
 		}
 		s.renderLogin(w, http.StatusUnauthorized, msg)
