@@ -196,3 +196,70 @@ func (b *browser) screenshot(name string) {
 		b.t.Fatal(err)
 	}
 }
+
+// axeVersion is the axe-core release scripts/deps.sh fetches from the npm
+// registry for the accessibility checks.
+const axeVersion = "4.14.1"
+
+// axeScript returns axe-core's script: $FOREWARN_AXE, or where
+// scripts/deps.sh puts it. Without it the check skips, or fails under
+// FOREWARN_REQUIRE_BROWSER=1.
+func axeScript(t *testing.T) string {
+	t.Helper()
+	path := os.Getenv("FOREWARN_AXE")
+	if path == "" {
+		home, _ := os.UserHomeDir()
+		path = filepath.Join(home, ".cache", "forewarn", "axe-core-"+axeVersion, "axe.min.js")
+	}
+	script, err := os.ReadFile(path)
+	if err != nil {
+		if os.Getenv("FOREWARN_REQUIRE_BROWSER") == "1" {
+			t.Fatalf("axe-core: %v (scripts/deps.sh fetches it)", err)
+		}
+		t.Logf("no accessibility check: %v (scripts/deps.sh fetches axe-core)", err)
+		return ""
+	}
+	return string(script)
+}
+
+// axeViolation is what the check reports of one broken rule.
+type axeViolation struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
+		Target []string `json:"target"`
+	} `json:"nodes"`
+}
+
+// checkAccessibility runs axe-core's WCAG 2 A and AA rules (2.0 to 2.2)
+// on the page as it is and fails the test on every violation: missing
+// labels and names, contrast below AA, misused ARIA, and the like.
+func (b *browser) checkAccessibility(what string) {
+	b.t.Helper()
+	script := axeScript(b.t)
+	if script == "" {
+		return
+	}
+	if !eval[bool](b, "typeof window.axe === 'object'") {
+		eval[bool](b, script+";true")
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, 60*time.Second)
+	defer cancel()
+	violations, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](
+		`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"]}}).then(r => r.violations)`,
+		chromedp.EvalAwaitPromise))
+	if err != nil {
+		b.t.Fatalf("accessibility check of %s: %v", what, err)
+	}
+	for _, v := range violations {
+		var where []string
+		for _, n := range v.Nodes {
+			where = append(where, strings.Join(n.Target, " "))
+		}
+		if len(where) > 5 {
+			where = append(where[:5], fmt.Sprintf("and %d more", len(v.Nodes)-5))
+		}
+		b.t.Errorf("accessibility of %s: %s (%s): %s; at %s", what, v.ID, v.Impact, v.Help, strings.Join(where, ", "))
+	}
+}

@@ -70,6 +70,7 @@ func TestDashboardTenThousandVMs(t *testing.T) {
 		time.Since(start), eval[float64](b, "window.__longestTask"))
 	b.checkPaged("the page during the campaign")
 	b.screenshot("06-fleet-10000")
+	b.checkAccessibility("a page of the fleet of 10,000 VMs")
 	b.checkNoErrors("the large fleet")
 }
 

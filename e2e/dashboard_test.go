@@ -90,6 +90,7 @@ func (b *browser) signInRefused() {
 		b.t.Errorf("a wrong token set %d cookies", n)
 	}
 	b.screenshot("01-sign-in-refused")
+	b.checkAccessibility("the sign-in form")
 	b.pageErrors() // the 401 of the refused form is logged as an error
 }
 
@@ -170,6 +171,7 @@ func (b *browser) seeFleet() {
 		b.t.Errorf("web-4's accessible name %q does not say its name, state and fault domain", label)
 	}
 	b.screenshot("02-fleet")
+	b.checkAccessibility("the fleet")
 }
 
 // restartFromPage restarts a VM from its panel, confirming, and returns
@@ -233,6 +235,7 @@ func (b *browser) watchCountdown(id string) {
 		b.t.Errorf("the event's row %q does not show its type and resources", resources)
 	}
 	b.screenshot("03-events")
+	b.checkAccessibility("the events")
 }
 
 // countdown returns the seconds left that the row's countdown shows.
@@ -292,6 +295,7 @@ func (b *browser) seeHistory(id string) {
 	if text := b.text(row); !strings.Contains(text, "admin") {
 		b.t.Errorf("history row %q does not say the admin approved it", text)
 	}
+	b.checkAccessibility("the history")
 }
 
 // startAndPauseCampaign starts a Freeze campaign over web from the form and
@@ -328,6 +332,7 @@ func (b *browser) startAndPauseCampaign(s *server) {
 		b.t.Errorf("campaign card %q does not show 0/3 update domains done", b.text(card))
 	}
 	b.screenshot("04-campaigns")
+	b.checkAccessibility("the campaigns")
 }
 
 // loseConnection stops the server, sees the page say so, starts it again

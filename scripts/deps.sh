@@ -5,7 +5,7 @@
 # $FOREWARN_ETCD_BIN names an etcd binary), wrk (the load benchmark,
 # scripts/load.sh), iproute2 (the network-namespace test) and chromium (the
 # dashboard's browser tests; not needed when $FOREWARN_CHROMIUM names a
-# Chromium binary).
+# Chromium binary), and axe-core (below).
 set -euo pipefail
 missing=()
 command -v curl >/dev/null || missing+=(curl)
@@ -14,7 +14,23 @@ command -v python3 >/dev/null || missing+=(python3)
 command -v wrk >/dev/null || missing+=(wrk)
 command -v ip >/dev/null || missing+=(iproute2)
 [ -n "${FOREWARN_CHROMIUM:-}" ] || command -v chromium >/dev/null || missing+=(chromium)
-[ ${#missing[@]} -eq 0 ] && exit 0
-sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq "${missing[@]}"
+axe_version=4.14.1
+axe_dir="$HOME/.cache/forewarn/axe-core-$axe_version"
+need_axe=; [ -n "${FOREWARN_AXE:-}" ] || [ -f "$axe_dir/axe.min.js" ] || need_axe=1
+[ -z "$need_axe" ] || command -v npm >/dev/null || missing+=(npm)
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=; [ "$(id -u)" = 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq "${missing[@]}"
+fi
+
+# axe-core, for the dashboard's accessibility checks (e2e/browser_test.go),
+# from the npm registry, pinned; not needed when $FOREWARN_AXE names its
+# axe.min.js. npm checks the package's integrity against the registry's.
+if [ -n "$need_axe" ]; then
+  tmp=$(mktemp -d)
+  (cd "$tmp" && npm pack --silent "axe-core@$axe_version" >/dev/null && tar xzf "axe-core-$axe_version.tgz")
+  mkdir -p "$axe_dir"
+  cp "$tmp/package/axe.min.js" "$tmp/package/LICENSE" "$axe_dir/"
+  rm -rf "$tmp"
+fi

@@ -3,8 +3,8 @@
 // first, and the outcome of each action in #messages. The views only find
 // which action a button names (data-action) and call here.
 
-import { $, clock, plural, shortId } from './dom.js';
-import { findEvent } from './state.js';
+import { $, clock, plural, rememberFocus, restoreFocus, shortId } from './dom.js';
+import { findEvent, scopeKeys } from './state.js';
 
 const LOGIN = '/ui/login';
 
@@ -71,11 +71,14 @@ async function act(call, success) {
  * It resolves true only if the operator chose OK; Escape and Cancel give
  * false. The focus starts on Cancel, so a stray Enter does no harm. When
  * the action is itself a cancellation, Cancel is labelled backLabel, so
- * that the two buttons cannot be mistaken for each other.
+ * that the two buttons cannot be mistaken for each other. A live update
+ * may rebuild the button that opened the dialog while it is open, so the
+ * focus goes back to that button's counterpart when the dialog closes.
  */
 function confirmAction(text, okLabel, backLabel = 'Cancel') {
   const dialog = $('#confirm');
   if (dialog.open) return Promise.resolve(false);
+  const back = rememberFocus();
   $('#confirm-text').textContent = text;
   $('#confirm-ok').textContent = okLabel;
   $('#confirm-cancel').textContent = backLabel;
@@ -83,7 +86,11 @@ function confirmAction(text, okLabel, backLabel = 'Cancel') {
   dialog.showModal();
   $('#confirm-cancel').focus();
   return new Promise((resolve) => {
-    dialog.addEventListener('close', () => resolve(dialog.returnValue === 'ok'), { once: true });
+    dialog.addEventListener('close', () => {
+      // The closed dialog may still hold the focus here: take it back.
+      restoreFocus(back, { force: true });
+      resolve(dialog.returnValue === 'ok');
+    }, { once: true });
   });
 }
 
@@ -143,14 +150,33 @@ function eventName(id) {
   return `${e.type} of ${who || e.scope}`;
 }
 
+// APPROVAL_IMPACT says what approving an event does at once. A Freeze
+// pauses the VMs for seconds and is approved without asking; the others
+// reboot, move or delete VMs.
+const APPROVAL_IMPACT = {
+  Reboot: 'its VMs reboot now',
+  Redeploy: 'its VMs move to another host now',
+  Preempt: 'its VMs are deleted now',
+  Terminate: 'its VMs are deleted now',
+};
+
+// approvalQuestion is what approving the event asks first, or null for a
+// Freeze. An event the page no longer holds is asked about too.
+function approvalQuestion(id, name) {
+  const type = findEvent(id)?.type;
+  if (type === 'Freeze') return null;
+  const impact = APPROVAL_IMPACT[type] ?? 'it starts now';
+  return [`Approve the ${name}? It starts at once, without waiting for its NotBefore: ${impact}.`, 'Approve, start now', 'Not yet'];
+}
+
 /**
- * eventAction approves, cancels or resolves an event. Cancelling and
- * completing a failed event ask first.
+ * eventAction approves, cancels or resolves an event. Approving anything
+ * but a Freeze, cancelling and completing a failed event ask first.
  */
 export async function eventAction(action, id) {
   const name = eventName(id);
   const spec = {
-    approve: { ask: null, route: 'approve', done: 'approved: it starts now' },
+    approve: { ask: approvalQuestion(id, name), route: 'approve', done: 'approved: it starts now' },
     cancel: {
       ask: [`Cancel the ${name}? It leaves the document and goes to the history.`, 'Cancel the event', 'Keep it'],
       route: 'cancel', done: 'cancelled',
@@ -179,8 +205,32 @@ export async function campaignAction(action, id) {
   await act(() => api('POST', `/v1/campaigns/${encodeURIComponent(id)}/${action}`), (c) => `Campaign ${shortId(c.id)} ${done}`);
 }
 
-/** startCampaign starts a campaign from the form's spec. */
-export function startCampaign(spec) {
+/**
+ * startCampaign asks, then starts a campaign from the form's spec. A
+ * campaign is the widest action on the page (a Reboot of every scope), so
+ * the question says how wide, how fast and with how much notice.
+ */
+export async function startCampaign(spec) {
   const where = spec.all ? 'every scope' : plural(spec.scopes.length, 'scope');
+  if (!(await confirmAction(campaignQuestion(spec), `Start the ${spec.type} campaign`))) return null;
   return act(() => api('POST', '/v1/campaigns', spec), (c) => `${spec.type} campaign ${shortId(c.id)} started over ${where}`);
+}
+
+const SCOPES_NAMED = 5; // scopes the question names before counting the rest
+
+// campaignQuestion reads like "Reboot every scope (1,000 scopes), 1 at a
+// time, 15m notice?".
+function campaignQuestion(spec) {
+  let where;
+  if (spec.all) {
+    where = `every scope (${plural(scopeKeys().length, 'scope')})`;
+  } else {
+    const names = spec.scopes.slice(0, SCOPES_NAMED).join(', ');
+    const more = spec.scopes.length > SCOPES_NAMED ? ` and ${spec.scopes.length - SCOPES_NAMED} more` : '';
+    where = `${plural(spec.scopes.length, 'scope')} (${names}${more})`;
+  }
+  const pace = `${spec.parallelScopes || 1} at a time`;
+  const notice = spec.notice ? `${spec.notice} notice` : "the type's own notice";
+  const impact = spec.duration ? `, ${spec.duration} impact` : '';
+  return `${spec.type} ${where}, ${pace}, ${notice}${impact}? Each scope goes one update domain at a time.`;
 }

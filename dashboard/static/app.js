@@ -5,7 +5,8 @@
 
 import { $, setText } from './dom.js';
 import {
-  applyCampaign, applyHello, applyPing, applyReady, applyScope, applyScopeRemoved, meta, totals,
+  GHOST_SWEEP_MS, applyCampaign, applyHello, applyPing, applyReady, applyScope, applyScopeRemoved, meta,
+  sweepGhosts, totals, upgraded,
 } from './state.js';
 import { setupConfirm, toLogin } from './actions.js';
 import { renderFleet, setupFleet } from './fleet.js';
@@ -54,8 +55,11 @@ function render() {
   markSelected();
 }
 
+// A scope is "in maintenance" while one of its events has Started; a
+// scope whose events are all Scheduled counts apart.
 const COUNTERS = {
   'count-busy': (t) => `${t.busyScopes}/${t.scopes}`,
+  'count-sched-scopes': (t) => t.scheduledScopes,
   'count-scheduled': (t) => t.eventsScheduled,
   'count-started': (t) => t.eventsStarted,
   'count-frozen': (t) => t.frozen,
@@ -77,6 +81,19 @@ function renderHeader() {
   }
   setText($('#tab-events .tab-count'), String(t.eventsScheduled + t.eventsStarted));
   setText($('#server-info'), meta.replica ? `replica ${meta.replica} · forewarn ${meta.version}` : '');
+  renderUpgrade();
+}
+
+// renderUpgrade offers a reload once the server runs another version than
+// the one the page's scripts came from. It does not reload by itself:
+// behind a load balancer during a rolling upgrade the page may meet both
+// versions in turn, and the operator may be in the middle of something.
+function renderUpgrade() {
+  const banner = $('#upgrade');
+  banner.hidden = !upgraded();
+  if (!banner.hidden) {
+    setText($('#upgrade-text'), `The server now runs forewarn ${meta.version}; this page is from ${meta.pageVersion}.`);
+  }
 }
 
 // Countdowns move every second without a full render: only the visible
@@ -234,7 +251,9 @@ function start() {
   setupCampaigns({ invalidate });
   setupPanel();
   setupTabs();
+  $('#upgrade-reload').addEventListener('click', () => window.location.reload());
   setInterval(tick, 1000);
+  setInterval(() => sweepGhosts() && invalidate(), GHOST_SWEEP_MS);
   document.addEventListener('visibilitychange', () => document.hidden || invalidate());
   connect();
 }

@@ -3,7 +3,7 @@
 // campaign over a thousand scopes lists only the scopes under way until
 // the operator asks for all of them.
 
-import { $, clock, h, plural, reconcile, setText, shortId } from './dom.js';
+import { $, actionButton, clock, h, identity, pagedView, plural, reconcile, setText, shortId } from './dom.js';
 import { allEvents, campaigns, revision } from './state.js';
 import { campaignAction, say, startCampaign } from './actions.js';
 import { countdownEl } from './events.js';
@@ -14,13 +14,11 @@ const SHOW_ENDED = 10; // ended campaigns shown before "show all"
 const expanded = new Set(); // campaign ids whose every scope is listed
 let showAllEnded = false;
 let cards = new Map();
-let drawn = { rev: -1, local: -1 };
-let localRev = 0; // grows when the operator expands or collapses something
-let invalidate = () => {};
+let view = null;
 
 /** setupCampaigns wires the form and the campaign list. */
 export function setupCampaigns(opts) {
-  invalidate = opts.invalidate;
+  view = pagedView({ invalidate: opts.invalidate });
   $('#campaign-form').addEventListener('submit', onSubmit);
   $('#campaign-all').addEventListener('change', (ev) => {
     $('#campaign-scopes').disabled = ev.target.checked;
@@ -28,13 +26,8 @@ export function setupCampaigns(opts) {
   $('#campaign-list').addEventListener('click', onListClick);
   $('#campaigns-more').addEventListener('click', () => {
     showAllEnded = !showAllEnded;
-    redraw();
+    view.redraw();
   });
-}
-
-function redraw() {
-  localRev++;
-  invalidate();
 }
 
 function onListClick(ev) {
@@ -48,7 +41,7 @@ function onListClick(ev) {
   }
   if (expanded.has(id)) expanded.delete(id);
   else expanded.add(id);
-  redraw();
+  view.redraw();
 }
 
 async function onSubmit(ev) {
@@ -87,8 +80,7 @@ function readForm() {
 
 /** renderCampaigns draws the list if a campaign, an event or a toggle changed. */
 export function renderCampaigns() {
-  if (drawn.rev === revision() && drawn.local === localRev) return;
-  drawn = { rev: revision(), local: localRev };
+  if (!view.stale(revision())) return;
   const events = new Map(allEvents().map((e) => [e.id, e]));
   const active = (c) => c.state === 'running' || c.state === 'paused';
   const newest = (a, b) => Date.parse(b.createdAt) - Date.parse(a.createdAt);
@@ -96,13 +88,19 @@ export function renderCampaigns() {
   const running = list.filter(active);
   const ended = list.filter((c) => !active(c));
   const shown = [...running, ...(showAllEnded ? ended : ended.slice(0, SHOW_ENDED))];
-  const sig = (c) => JSON.stringify([c, expanded.has(c.id), c.scopes.map((s) => eventSig(events.get(s.event)))]);
-  cards = reconcile($('#campaign-list'), cards, shown, (c) => c.id, sig, (c) => buildCard(c, events));
+  cards = reconcile($('#campaign-list'), cards, shown, (c) => c.id, (c) => cardSig(c, events), (c) => buildCard(c, events));
   $('#campaigns-empty').hidden = list.length > 0;
   const more = $('#campaigns-more');
   more.hidden = ended.length <= SHOW_ENDED;
   setText(more, showAllEnded ? 'Show fewer ended campaigns' : `Show all ${ended.length} ended campaigns`);
 }
+
+// A card is rebuilt when its campaign changed (applyCampaign puts a new
+// object), it was folded or unfolded, or an event of its scopes moved:
+// comparing identities, not the JSON of a thousand scopes four times a
+// second.
+const cardSig = (c, events) =>
+  `${identity(c)}:${expanded.has(c.id)}:${c.scopes.map((s) => s.event && eventSig(events.get(s.event))).join()}`;
 
 const eventSig = (e) => (e ? `${e.status}${e.notBefore ?? ''}${e.startedAt ?? ''}` : '');
 
@@ -114,7 +112,7 @@ function buildCard(c, events) {
   let summary = `${done}/${total} update domains done`;
   if (inFlight) summary += ` · ${plural(inFlight, 'event')} in flight`;
   if (waiting && c.state === 'running') summary += ` · ${waiting} waiting`;
-  return h('article', { class: 'campaign card', 'data-campaign': c.id, 'data-state': c.state },
+  return h('article', { class: 'campaign card', 'data-campaign': c.id, 'data-state': c.state, tabindex: -1 },
     h('header', { class: 'campaign-head' },
       h('h3', {}, h('span', { class: 'type', text: c.spec.type }), ' ',
         h('span', { class: 'id', text: shortId(c.id), title: c.id })),
@@ -130,9 +128,8 @@ function buildCard(c, events) {
 
 // steering lists the buttons that apply to the campaign's state.
 function steering(c) {
-  const btn = (action, text, cls) => h('button', { type: 'button', class: `small ${cls}`, 'data-action': action, text });
-  if (c.state === 'running') return [btn('pause', 'Pause', ''), btn('cancel', 'Cancel', 'danger')];
-  if (c.state === 'paused') return [btn('resume', 'Resume', 'primary'), btn('cancel', 'Cancel', 'danger')];
+  if (c.state === 'running') return [actionButton('pause', 'Pause'), actionButton('cancel', 'Cancel', 'danger')];
+  if (c.state === 'paused') return [actionButton('resume', 'Resume', 'primary'), actionButton('cancel', 'Cancel', 'danger')];
   return [];
 }
 

@@ -3,45 +3,34 @@
 // Rows are keyed by event id and rebuilt only when the event changed; the
 // countdowns are ticked in place once a second.
 
-import { $, byName, clock, dateTime, h, key, plural, reconcile, setText, shortId, span } from './dom.js';
+import { $, actionButton, byName, clock, dateTime, h, key, pagedView, plural, reconcile, setText, shortId, span } from './dom.js';
 import { allEvents, meta, revision, serverNow } from './state.js';
-import { api, eventAction, say } from './actions.js';
+import { api, eventAction } from './actions.js';
 
 const PAGE = 200;
 const MAX_RESOURCES = 3; // resources named in a row; the rest are counted
 
 const filter = { text: '', status: 'all', type: 'all', source: 'all' };
-let page = 0;
 let rows = new Map();
-let drawn = { rev: -1, filters: -1 };
-let filtersRev = 0;
-let invalidate = () => {};
+let view = null;
 
 /** setupEvents wires the filters, pager and row buttons of the Events tab. */
 export function setupEvents(opts) {
-  invalidate = opts.invalidate;
-  const onFilter = () => {
-    filter.text = key($('#events-filter').value.trim());
-    filter.status = $('#events-status').value;
-    filter.type = $('#events-type').value;
-    filter.source = $('#events-source').value;
-    page = 0;
-    filtersRev++;
-    invalidate();
-  };
-  $('#events-filter').addEventListener('input', onFilter);
-  for (const id of ['#events-status', '#events-type', '#events-source']) {
-    $(id).addEventListener('change', onFilter);
-  }
-  $('#events-prev').addEventListener('click', () => turn(-1));
-  $('#events-next').addEventListener('click', () => turn(1));
+  view = pagedView({
+    invalidate: opts.invalidate,
+    filters: ['#events-filter', '#events-status', '#events-type', '#events-source'],
+    readFilters,
+    prev: '#events-prev',
+    next: '#events-next',
+  });
   $('#events-table tbody').addEventListener('click', (ev) => onRowClick(ev, opts.openVM));
 }
 
-function turn(delta) {
-  page += delta;
-  filtersRev++;
-  invalidate();
+function readFilters() {
+  filter.text = key($('#events-filter').value.trim());
+  filter.status = $('#events-status').value;
+  filter.type = $('#events-type').value;
+  filter.source = $('#events-source').value;
 }
 
 // onRowClick runs the action a row's button names, or opens a VM it lists.
@@ -58,12 +47,11 @@ function onRowClick(ev, openVM) {
 
 /** renderEvents draws the current page of events if anything changed. */
 export function renderEvents() {
-  if (drawn.rev === revision() && drawn.filters === filtersRev) return;
-  drawn = { rev: revision(), filters: filtersRev };
+  if (!view.stale(revision())) return;
   const all = allEvents();
   const list = byUrgency(all.filter(matches));
-  const pages = Math.max(1, Math.ceil(list.length / PAGE));
-  page = Math.min(Math.max(page, 0), pages - 1);
+  const pages = Math.ceil(list.length / PAGE);
+  const page = view.clamp(pages);
   const shown = list.slice(page * PAGE, (page + 1) * PAGE);
   const tbody = $('#events-table tbody');
   rows = reconcile(tbody, rows, shown, (e) => e.id, (e) => JSON.stringify(e), buildRow);
@@ -71,8 +59,7 @@ export function renderEvents() {
   setText($('#events-empty'), all.length ? 'No event matches the filters.' : 'No events in flight.');
   drawSummary(all, list);
   setText($('#events-page'), list.length ? `Events ${page * PAGE + 1}-${page * PAGE + shown.length} of ${list.length}` : '');
-  $('#events-prev').disabled = page === 0;
-  $('#events-next').disabled = page >= pages - 1;
+  view.drawPager(pages);
   tickCountdowns(tbody);
 }
 
@@ -106,20 +93,31 @@ function drawSummary(all, list) {
   setText($('#events-summary'), text);
 }
 
+// A row is focusable (tabindex -1) so that the focus has somewhere to go
+// when an action takes the row's buttons away.
 function buildRow(e) {
-  return h('tr', { 'data-event': e.id, 'data-status': e.status },
-    h('td', { title: e.description || null },
-      h('span', { class: 'type', text: e.type }),
-      h('span', { class: 'id', text: shortId(e.id), title: e.id })),
+  return h('tr', { 'data-event': e.id, 'data-status': e.status, tabindex: -1 },
+    typeCell(e),
     h('td', {}, statusCell(e)),
     h('td', { text: e.scope }),
-    h('td', { class: 'ev-resources' }, ...resourceList(e.resources ?? [])),
+    resourcesCell(e),
     h('td', {}, countdownEl(e), h('span', { class: 'sub', text: whenDetail(e) })),
     h('td', {}, h('span', { class: 'approved', text: approvedText(e), title: e.approvedAt ? dateTime(e.approvedAt) : null })),
     h('td', { text: e.source }),
-    h('td', { class: 'ev-campaign', text: e.campaign ? shortId(e.campaign) : '—', title: e.campaign || null }),
+    campaignCell(e),
     h('td', { class: 'ev-actions' }, ...rowActions(e)));
 }
+
+// typeCell, resourcesCell and campaignCell are the cells the events and
+// the history tables share.
+const typeCell = (e) => h('td', { title: e.description || null },
+  h('span', { class: 'type', text: e.type }),
+  h('span', { class: 'id', text: shortId(e.id), title: e.id }));
+
+const resourcesCell = (e) => h('td', { class: 'ev-resources' }, ...resourceList(e.resources ?? []));
+
+const campaignCell = (e) =>
+  h('td', { class: 'ev-campaign', text: e.campaign ? shortId(e.campaign) : '—', title: e.campaign || null });
 
 /** statusCell shows the status, and the VMs an actuator failed on. */
 export function statusCell(e) {
@@ -141,9 +139,8 @@ function resourceList(resources) {
 
 /** rowActions are the buttons an event's state allows. */
 export function rowActions(e) {
-  const btn = (action, text, cls) => h('button', { type: 'button', class: cls, 'data-action': action, text });
-  if (e.status === 'Scheduled') return [btn('approve', 'Approve', 'small primary'), btn('cancel', 'Cancel', 'small danger')];
-  if (e.failed?.length) return [btn('resolve-retry', 'Retry', 'small'), btn('resolve-complete', 'Complete', 'small')];
+  if (e.status === 'Scheduled') return [actionButton('approve', 'Approve', 'primary'), actionButton('cancel', 'Cancel', 'danger')];
+  if (e.failed?.length) return [actionButton('resolve-retry', 'Retry'), actionButton('resolve-complete', 'Complete')];
   return [];
 }
 
@@ -196,6 +193,7 @@ let historyLoadedFor = -1; // meta.eventsLeft at the last load
 let historySeq = 0; // only the latest request may draw
 let historyLastLoad = 0;
 let historyTimer = null;
+let historyRows = new Map();
 
 /** setupHistory wires the History tab's controls. */
 export function setupHistory(opts) {
@@ -210,47 +208,60 @@ export function setupHistory(opts) {
 /**
  * renderHistory loads the history when the tab opens, and again when an
  * event has left the stream since, at most once a second however fast
- * events finish.
+ * events finish, and only while the page is seen: a hidden page loads it
+ * when it is shown again.
  */
 export function renderHistory(opening) {
   if (opening) {
     loadHistory();
     return;
   }
-  if (historyLoadedFor === meta.eventsLeft || historyTimer) return;
+  if (historyLoadedFor === meta.eventsLeft || historyTimer || document.hidden) return;
   const wait = Math.max(0, historyLastLoad + 1000 - Date.now());
   historyTimer = setTimeout(() => {
     historyTimer = null;
-    loadHistory();
+    if (!document.hidden) loadHistory();
   }, wait);
 }
 
+// loadHistory fetches the history and draws it. Its failures show in the
+// tab's summary, not in #messages, which is for the operator's actions:
+// a reload that fails once a second during a rollout would drown them.
 async function loadHistory() {
   const seq = ++historySeq;
   historyLoadedFor = meta.eventsLeft;
   historyLastLoad = Date.now();
+  const summary = $('#history-summary');
   try {
     const list = await api('GET', `/v1/history?limit=${encodeURIComponent($('#history-limit').value)}`);
-    if (seq === historySeq) drawHistory(list ?? []);
+    if (seq !== historySeq) return;
+    drawHistory(list ?? []);
+    summary.classList.remove('error');
   } catch (err) {
-    say(err.message, true);
+    if (seq !== historySeq) return;
+    setText(summary, `Could not load the history: ${err.message}`);
+    summary.classList.add('error');
   }
 }
 
+// drawHistory keeps the rows already shown (a finished event does not
+// change), so a reload neither costs a thousand rows nor moves the focus.
 function drawHistory(list) {
-  const rowsEl = list.map((e) => h('tr', { 'data-event': e.id, 'data-outcome': e.outcome ?? '' },
+  const sig = (e) => `${e.outcome}|${e.endedAt}`;
+  historyRows = reconcile($('#history-table tbody'), historyRows, list, (e) => e.id, sig, historyRow);
+  $('#history-empty').hidden = list.length > 0;
+  setText($('#history-summary'), `${plural(list.length, 'finished event')}, newest first · loaded ${clock(Date.now())}`);
+}
+
+function historyRow(e) {
+  return h('tr', { 'data-event': e.id, 'data-outcome': e.outcome ?? '', tabindex: -1 },
     h('td', { text: dateTime(e.endedAt) }),
     h('td', {}, h('span', { class: `outcome outcome-${e.outcome}`, text: e.outcome ?? '—' })),
-    h('td', { title: e.description || null },
-      h('span', { class: 'type', text: e.type }),
-      h('span', { class: 'id', text: shortId(e.id), title: e.id })),
+    typeCell(e),
     h('td', { text: e.scope }),
-    h('td', { class: 'ev-resources' }, ...resourceList(e.resources ?? [])),
+    resourcesCell(e),
     h('td', { text: e.source }),
     h('td', {}, h('span', { class: 'approved', text: approvedText(e) })),
     h('td', { text: e.startedAt ? clock(e.startedAt) : 'never' }),
-    h('td', { class: 'ev-campaign', text: e.campaign ? shortId(e.campaign) : '—', title: e.campaign || null })));
-  $('#history-table tbody').replaceChildren(...rowsEl);
-  $('#history-empty').hidden = list.length > 0;
-  setText($('#history-summary'), `${plural(list.length, 'finished event')}, newest first · loaded ${clock(Date.now())}`);
+    campaignCell(e));
 }

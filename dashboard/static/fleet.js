@@ -1,17 +1,23 @@
 // The Fleet tab: every scope as a grid of update domains by VMs, each VM a
 // button coloured and labelled by its state. Only one page of scopes is in
 // the DOM (at most PAGE_SCOPES scopes and about PAGE_CELLS VM buttons), so
-// a fleet of 10,000 VMs costs no more to draw than one of 2,000; a scope's
-// card is rebuilt only when that scope changed.
+// a fleet of 10,000 VMs costs no more to draw than one of 2,000; a scope
+// larger than a page pages through its own VMs. A scope's card is rebuilt
+// only when that scope changed.
+//
+// Each scope's grid is one Tab stop (a roving tabindex): Tab goes from
+// scope to scope, the arrow keys from VM to VM, so that what follows the
+// grid is not hundreds of Tab presses away.
 
-import { $, h, key, plural, reconcile, setText } from './dom.js';
+import { $, count, h, identity, key, pagedView, plural, reconcile, setText } from './dom.js';
 import { VM_STATES, revision, scopeKeys, scopeView, totals } from './state.js';
 import { countdownEl } from './events.js';
 
 const PAGE_SCOPES = 50;
 const PAGE_CELLS = 2000;
 
-const KINDS = {
+/** KINDS are the scope kinds as the operator reads them. */
+export const KINDS = {
   'availability-set': 'availability set',
   'scale-set': 'scale set',
   'cloud-service': 'cloud service',
@@ -19,77 +25,89 @@ const KINDS = {
 };
 
 const filter = { text: '', state: 'all', busy: false };
-let page = 0;
+const scopePages = new Map(); // scope key -> page of its VMs, for scopes over PAGE_CELLS
+const tabStops = new Map(); // scope key -> vm key of the cell that is the scope's Tab stop
 let cards = new Map(); // scope key -> {sig, el}
-let drawn = { rev: -1, filters: -1 };
-let filtersRev = 0;
-let invalidate = () => {};
+let view = null;
 
 /** setupFleet wires the filters, pager, legend and grid. */
 export function setupFleet(opts) {
-  invalidate = opts.invalidate;
-  const onFilter = () => {
-    filter.text = key($('#filter-scope').value.trim());
-    filter.state = $('#filter-state').value;
-    filter.busy = $('#filter-busy').checked;
-    page = 0;
-    filtersRev++;
-    invalidate();
-  };
-  $('#filter-scope').addEventListener('input', onFilter);
-  $('#filter-state').addEventListener('change', onFilter);
-  $('#filter-busy').addEventListener('change', onFilter);
-  $('#fleet-prev').addEventListener('click', () => turn(-1));
-  $('#fleet-next').addEventListener('click', () => turn(1));
+  view = pagedView({
+    invalidate: opts.invalidate,
+    filters: ['#filter-scope', '#filter-state', '#filter-busy'],
+    readFilters,
+    prev: '#fleet-prev',
+    next: '#fleet-next',
+    onTurn: () => $('#fleet').scrollIntoView({ block: 'start' }),
+  });
   $('#legend').addEventListener('click', (ev) => {
     const b = ev.target.closest('button[data-filter-state]');
     if (!b) return;
     const s = b.dataset.filterState;
     $('#filter-state').value = filter.state === s ? 'all' : s;
-    onFilter();
+    view.refilter();
   });
   const grid = $('#fleet-grid');
   grid.addEventListener('click', (ev) => {
+    const turn = ev.target.closest('button[data-scope-page]');
+    if (turn) turnScope(turn);
     const b = ev.target.closest('button[data-vm]');
     if (b) opts.openVM(b.dataset.vm, b);
   });
   grid.addEventListener('keydown', moveFocus);
+  grid.addEventListener('focusin', (ev) => {
+    const b = ev.target.closest('button[data-vm]');
+    if (b) makeTabStop(b);
+  });
   buildLegend();
 }
 
-function turn(delta) {
-  page += delta;
-  filtersRev++;
-  invalidate();
-  $('#fleet').scrollIntoView({ block: 'start' });
+function readFilters() {
+  filter.text = key($('#filter-scope').value.trim());
+  filter.state = $('#filter-state').value;
+  filter.busy = $('#filter-busy').checked;
+  scopePages.clear();
+}
+
+// turnScope shows the previous or next page of one large scope's VMs.
+function turnScope(button) {
+  const k = key(button.closest('[data-scope]').dataset.scope);
+  const delta = button.dataset.scopePage === 'next' ? 1 : -1;
+  scopePages.set(k, (scopePages.get(k) ?? 0) + delta);
+  view.redraw();
 }
 
 /** renderFleet draws the current page if the fleet or the filters changed. */
 export function renderFleet() {
-  if (drawn.rev === revision() && drawn.filters === filtersRev) return;
-  if (drawn.filters !== filtersRev) cards = new Map();
-  drawn = { rev: revision(), filters: filtersRev };
+  if (!view.stale(revision())) return;
   const list = matching();
   const starts = pageStarts(list);
-  page = Math.min(Math.max(page, 0), starts.length - 1);
+  const page = view.clamp(starts.length);
   const from = starts[page] ?? 0;
   const to = starts[page + 1] ?? list.length;
-  cards = reconcile($('#fleet-grid'), cards, list.slice(from, to), (s) => s.k, (s) => s.view, buildCard);
+  cards = reconcile($('#fleet-grid'), cards, list.slice(from, to), (s) => s.k, cardSig, buildCard);
   drawPager(from, to, list.length, starts.length);
   drawLegend();
 }
 
+// A card shows its scope's view (a new object on each change), filtered by
+// state, at one page of its VMs.
+const cardSig = (s) => `${identity(s.view)}:${filter.state}:${s.page}`;
+
 // matching lists the scopes the filters select, in name order, each with
-// how many of its cells will be drawn.
+// the page of its VMs shown and how many cells that page holds.
 function matching() {
   const out = [];
   for (const k of scopeKeys()) {
-    const view = scopeView(k);
-    if (filter.text && !key(view.scope.name).includes(filter.text)) continue;
-    if (filter.busy && view.events.length === 0) continue;
-    const n = filter.state === 'all' ? view.cells.length : view.counts[filter.state];
-    if (filter.state !== 'all' && n === 0) continue;
-    out.push({ k, view, n: Math.min(n, PAGE_CELLS) });
+    const v = scopeView(k);
+    if (filter.text && !key(v.scope.name).includes(filter.text)) continue;
+    if (filter.busy && v.events.length === 0) continue;
+    const total = filter.state === 'all' ? v.cells.length : v.counts[filter.state];
+    if (filter.state !== 'all' && total === 0) continue;
+    const pages = Math.max(1, Math.ceil(total / PAGE_CELLS));
+    const page = Math.min(Math.max(scopePages.get(k) ?? 0, 0), pages - 1);
+    const n = Math.min(total - page * PAGE_CELLS, PAGE_CELLS);
+    out.push({ k, view: v, total, pages, page, n });
   }
   return out;
 }
@@ -114,11 +132,10 @@ function pageStarts(list) {
 
 function drawPager(from, to, total, pages) {
   const filtered = filter.text || filter.state !== 'all' || filter.busy;
-  let text = `Scopes ${from + 1}-${to} of ${total}`;
+  let text = `Scopes ${count(from + 1)}-${count(to)} of ${count(total)}`;
   if (total === 0) text = filtered ? 'No scope matches the filters' : 'No scopes';
   setText($('#fleet-page'), text);
-  $('#fleet-prev').disabled = page <= 0;
-  $('#fleet-next').disabled = page >= pages - 1;
+  view.drawPager(pages);
   $('#fleet-empty').hidden = total > 0;
 }
 
@@ -142,30 +159,36 @@ function drawLegend() {
 }
 
 // buildCard draws one scope: a header that says which update domains are
-// hit, then one row of VM buttons per update domain.
-function buildCard({ view, n }) {
-  const wide = view.rows.some((r) => r.length > 4) || n > 16;
+// hit, the pager of a scope too large for a page, then one row of VM
+// buttons per update domain.
+function buildCard(s) {
+  const v = s.view;
+  const wide = v.rows.some((r) => r.length > 4) || s.n > 16;
   const card = h('article', {
     class: wide ? 'scope wide' : 'scope',
-    'data-scope': view.scope.name,
-    'data-busy': view.startedUDs.length ? 'started' : view.scheduledUDs.length ? 'scheduled' : false,
-    'aria-label': `Scope ${view.scope.name}`,
+    'data-scope': v.scope.name,
+    'data-busy': v.startedUDs.length ? 'started' : v.scheduledUDs.length ? 'scheduled' : false,
+    'aria-label': `Scope ${v.scope.name}`,
+    tabindex: -1,
   });
-  card.append(buildHead(view), buildRows(view, n));
+  card.append(buildHead(v));
+  if (s.pages > 1) card.append(scopePager(s));
+  card.append(buildRows(s));
+  pickTabStop(card, s.k);
   return card;
 }
 
-function buildHead(view) {
-  const { scope } = view;
-  const live = view.cells.length - view.counts.deleted;
+function buildHead(v) {
+  const { scope } = v;
+  const live = v.cells.length - v.counts.deleted;
   const head = h('header', { class: 'scope-head' },
     h('h3', { class: 'scope-name', text: scope.name, title: scope.name }),
     h('span', { class: 'scope-meta', text: `${KINDS[scope.kind] ?? scope.kind} · ${plural(live, 'VM')} · ${scope.updateDomains} UD · ${scope.faultDomains} FD` }));
-  const started = view.startedUDs;
-  const scheduled = view.scheduledUDs.filter((ud) => !started.includes(ud));
+  const started = v.startedUDs;
+  const scheduled = v.scheduledUDs.filter((ud) => !started.includes(ud));
   if (started.length) head.append(badge('hit', `UD ${started.join(', ')} in maintenance`));
   if (scheduled.length) {
-    const next = soonest(view.events);
+    const next = soonest(v.events);
     const b = badge('sched', `UD ${scheduled.join(', ')} scheduled`);
     if (next) b.append(', ', countdownEl(next));
     head.append(b);
@@ -190,34 +213,43 @@ function badge(kind, text, title) {
   return h('span', { class: `badge badge-${kind}`, text, title });
 }
 
-// buildRows draws the update-domain rows; under a state filter, only the
-// matching VMs and the rows holding them. A scope too large for one page
-// (over PAGE_CELLS VMs) shows its first PAGE_CELLS and counts the rest.
-function buildRows(view, limit) {
+// scopePager pages through the VMs of a scope over PAGE_CELLS: "VMs
+// 2,001-4,000 of 4,500".
+function scopePager(s) {
+  const first = s.page * PAGE_CELLS;
+  const name = s.view.scope.name;
+  return h('div', { class: 'scope-pager' },
+    h('button', { type: 'button', class: 'small', 'data-scope-page': 'prev', disabled: s.page === 0, 'aria-label': `Previous VMs of ${name}`, text: '‹ Previous' }),
+    h('span', { text: `VMs ${count(first + 1)}-${count(first + s.n)} of ${count(s.total)}` }),
+    h('button', { type: 'button', class: 'small', 'data-scope-page': 'next', disabled: s.page >= s.pages - 1, 'aria-label': `Next VMs of ${name}`, text: 'Next ›' }));
+}
+
+// buildRows draws the update-domain rows of the page's cells; under a
+// state filter, only the matching VMs and the rows holding them. A UD
+// with no VM at all says so, unless the scope spans pages.
+function buildRows(s) {
+  const v = s.view;
   const body = h('div', { class: 'uds' });
-  let room = limit;
-  let hidden = 0;
-  view.rows.forEach((cells, ud) => {
+  const first = s.page * PAGE_CELLS;
+  const last = first + s.n;
+  let seen = 0;
+  v.rows.forEach((cells, ud) => {
     const shown = filter.state === 'all' ? cells : cells.filter((c) => c.state === filter.state);
-    if (filter.state !== 'all' && shown.length === 0) return;
-    if (room <= 0) {
-      hidden += shown.length;
-      return;
-    }
-    body.append(udRow(view, ud, shown.slice(0, room)));
-    hidden += Math.max(0, shown.length - room);
-    room -= shown.length;
+    const from = Math.max(first - seen, 0);
+    const to = Math.min(last - seen, shown.length);
+    seen += shown.length;
+    const empty = shown.length === 0 && filter.state === 'all' && s.pages === 1;
+    if (from < to || empty) body.append(udRow(v, ud, shown.slice(from, to)));
   });
-  if (hidden) body.append(h('p', { class: 'truncated', text: `${hidden} more VMs not shown: filter by state to narrow.` }));
-  if (view.cells.length === 0) body.append(h('p', { class: 'ud-empty', text: 'No VMs in this scope.' }));
+  if (v.cells.length === 0) body.append(h('p', { class: 'ud-empty', text: 'No VMs in this scope.' }));
   return body;
 }
 
 // udRow is one update domain: its label, marked when an event hits it, and
 // its VMs.
-function udRow(view, ud, cells) {
-  const hit = view.startedUDs.includes(ud) ? 'started' : view.scheduledUDs.includes(ud) ? 'scheduled' : false;
-  const group = h('div', { class: 'cells', role: 'group', 'aria-label': `${view.scope.name}, update domain ${ud}` },
+function udRow(v, ud, cells) {
+  const hit = v.startedUDs.includes(ud) ? 'started' : v.scheduledUDs.includes(ud) ? 'scheduled' : false;
+  const group = h('div', { class: 'cells', role: 'group', 'aria-label': `${v.scope.name}, update domain ${ud}` },
     ...cells.map(cell));
   if (cells.length === 0) group.append(h('span', { class: 'ud-empty', text: 'no VMs' }));
   return h('div', { class: 'ud', 'data-ud': ud, 'data-hit': hit },
@@ -226,21 +258,44 @@ function udRow(view, ud, cells) {
 
 function cell(c) {
   const { vm } = c;
+  const spot = vm.priority === 'Spot';
   return h('button', {
     type: 'button',
-    class: vm.priority === 'Spot' ? 'vm spot' : 'vm',
+    class: spot ? 'vm spot' : 'vm',
     'data-vm': vm.name,
     'data-state': c.state,
-    'aria-label': `${vm.name}: ${c.state}, update domain ${vm.updateDomain}, fault domain ${vm.faultDomain}`,
-    title: vm.priority === 'Spot' ? `${vm.name} (Spot)` : vm.name,
+    // The label starts with the cell's visible text, as voice control needs.
+    'aria-label': `${vm.name} FD${vm.faultDomain}: ${c.state}, update domain ${vm.updateDomain}, fault domain ${vm.faultDomain}${spot ? ', Spot' : ''}`,
+    title: spot ? `${vm.name} (Spot)` : vm.name,
+    tabindex: -1,
   },
-  h('span', { class: 'vm-name', text: vm.name }),
+  h('span', { class: 'vm-name', text: vm.name }), ' ',
   h('span', { class: 'vm-fd', text: `FD${vm.faultDomain}` }));
+}
+
+// pickTabStop makes one cell of a new card its Tab stop: the one last
+// focused in that scope if it is on the card, else the first.
+function pickTabStop(card, k) {
+  const want = tabStops.get(k);
+  const cells = card.querySelectorAll('button[data-vm]');
+  const stop = [...cells].find((b) => key(b.dataset.vm) === want) ?? cells[0];
+  if (stop) stop.tabIndex = 0;
+}
+
+// makeTabStop makes a focused cell its scope's Tab stop, and remembers it
+// for when the card is rebuilt.
+function makeTabStop(b) {
+  const card = b.closest('[data-scope]');
+  for (const other of card.querySelectorAll('button[data-vm][tabindex="0"]')) {
+    if (other !== b) other.tabIndex = -1;
+  }
+  b.tabIndex = 0;
+  tabStops.set(key(card.dataset.scope), key(b.dataset.vm));
 }
 
 // moveFocus lets arrow keys walk the grid: left and right along the page's
 // VMs, up and down to the same place in the neighbouring update domain,
-// Home and End to the ends of the row.
+// Home and End to the ends of the row. The focus moves the Tab stop.
 function moveFocus(ev) {
   const from = ev.target.closest?.('button[data-vm]');
   if (!from) return;

@@ -2,13 +2,14 @@
 // the actions on it. It stays open beside the fleet and follows the VM live;
 // Escape or the close button returns the focus to where it came from.
 
-import { $, dateTime, h, rememberFocus, restoreFocus } from './dom.js';
+import { $, actionButton, dateTime, h, rememberFocus, restoreFocus } from './dom.js';
 import { findVM, revision } from './state.js';
 import { VM_ACTIONS, eventAction, vmAction } from './actions.js';
 import { approvedText, countdownEl, rowActions, statusCell } from './events.js';
+import { KINDS } from './fleet.js';
 
 let current = null; // the VM shown, by name
-let returnTo = null; // the element to focus when the panel closes
+let returnTo = null; // rememberFocus's note of the element to focus when the panel closes
 let drawn = { rev: -1, sig: '' };
 
 /** setupPanel wires the panel's buttons and the Escape key. */
@@ -17,7 +18,10 @@ export function setupPanel() {
   $('#vm-panel-close').addEventListener('click', closeVM);
   panel.addEventListener('click', onClick);
   document.addEventListener('keydown', (ev) => {
-    if (ev.key === 'Escape' && current && !$('#confirm').open) closeVM();
+    if (ev.key !== 'Escape' || !current || $('#confirm').open) return;
+    // Escape in a field outside the panel clears the field, not the panel.
+    if (!panel.contains(ev.target) && ev.target.closest?.('input, select, textarea')) return;
+    closeVM();
   });
 }
 
@@ -32,7 +36,7 @@ function onClick(ev) {
 /** openVM shows a VM in the panel and moves the focus there. */
 export function openVM(name, from) {
   current = name;
-  returnTo = from ?? document.activeElement;
+  returnTo = rememberFocus(null, from ?? document.activeElement);
   drawn = { rev: -1, sig: '' };
   $('#vm-panel').hidden = false;
   document.body.classList.add('panel-open');
@@ -41,16 +45,21 @@ export function openVM(name, from) {
   $('#vm-panel-title').focus();
 }
 
-/** closeVM hides the panel and gives the focus back. */
+/**
+ * closeVM hides the panel and gives the focus back to what opened it, or
+ * its counterpart if a live update rebuilt it; if that is gone or on a tab
+ * no longer shown, to the tab shown.
+ */
 function closeVM() {
   if (!current) return;
-  const name = current;
   current = null;
   $('#vm-panel').hidden = true;
   document.body.classList.remove('panel-open');
   markSelected();
-  const back = returnTo?.isConnected ? returnTo : $(`button[data-vm="${CSS.escape(name)}"]`);
-  back?.focus();
+  const tab = $('[role="tab"][aria-selected="true"]');
+  if (returnTo) restoreFocus(returnTo, { force: true, last: tab });
+  else tab.focus();
+  returnTo = null;
 }
 
 /**
@@ -77,7 +86,7 @@ export function renderPanel() {
   const memo = rememberFocus(body);
   $('#vm-panel-title').textContent = current;
   body.replaceChildren(...(found ? content(found.cell, found.view) : [h('p', { text: 'This VM is not in the fleet.' })]));
-  restoreFocus(body, memo);
+  restoreFocus(memo, { last: $('#vm-panel-title') });
 }
 
 function content(cell, view) {
@@ -97,7 +106,7 @@ function content(cell, view) {
 
 function details(vm, view) {
   const rows = [
-    ['Scope', `${vm.scope} (${view.scope.kind})`],
+    ['Scope', `${vm.scope} (${KINDS[view.scope.kind] ?? view.scope.kind})`],
     ['Update domain', String(vm.updateDomain)],
     ['Fault domain', `FD${vm.faultDomain}`],
     ['Priority', vm.priority],
@@ -110,7 +119,7 @@ function details(vm, view) {
 }
 
 function eventItem(e) {
-  return h('li', { 'data-panel-event': e.id },
+  return h('li', { 'data-panel-event': e.id, tabindex: -1 },
     h('div', { class: 'panel-event-head' },
       h('span', { class: 'type', text: e.type }),
       statusCell(e),
@@ -124,11 +133,9 @@ function eventItem(e) {
 // actions lists the five actions; a VM already gone has none.
 function actions(cell) {
   if (cell.gone) return h('p', { class: 'muted', text: 'This VM has been deleted.' });
-  return h('div', { class: 'panel-actions' }, ...VM_ACTIONS.map((a) => h('button', {
-    type: 'button',
-    class: a.action === 'restart' ? 'small' : 'small danger-outline',
-    'data-action': a.action,
-    title: a.explain,
-    text: a.label,
-  })));
+  return h('div', { class: 'panel-actions' }, ...VM_ACTIONS.map((a) => {
+    const b = actionButton(a.action, a.label, a.action === 'restart' ? '' : 'danger-outline');
+    b.title = a.explain;
+    return b;
+  }));
 }
