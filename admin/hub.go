@@ -88,9 +88,33 @@ func (h *Hub) RemoveScope(name string) {
 // PublishChaos does nothing: the dashboard does not show chaos rules.
 func (h *Hub) PublishChaos([]*forewarn.ChaosRule) {}
 
+// maxEndedCampaigns is how many ended campaigns the hub keeps for new
+// streams, the newest: every campaign is kept for good in the store, and
+// one over 10,000 scopes is about a megabyte of progress, which the page of
+// an operator who signs in later does not need.
+const maxEndedCampaigns = 50
+
 // PublishCampaign notes the new state of a campaign.
 func (h *Hub) PublishCampaign(c *forewarn.Campaign) {
 	h.put(h.campaigns, c.ID, "campaign", c)
+	if c.State != forewarn.CampaignDone && c.State != forewarn.CampaignCancelled {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var ended []*forewarn.Campaign
+	for _, it := range h.campaigns {
+		if e := it.v.(*forewarn.Campaign); e.State == forewarn.CampaignDone || e.State == forewarn.CampaignCancelled {
+			ended = append(ended, e)
+		}
+	}
+	if len(ended) <= maxEndedCampaigns {
+		return
+	}
+	slices.SortFunc(ended, func(a, b *forewarn.Campaign) int { return b.EndedAt.Compare(a.EndedAt) })
+	for _, e := range ended[maxEndedCampaigns:] {
+		delete(h.campaigns, e.ID)
+	}
 }
 
 func (h *Hub) put(items map[string]*hubItem, key, event string, v any) {

@@ -3,6 +3,7 @@ package admin
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/forewarn/forewarn"
 )
@@ -67,5 +68,26 @@ func TestAcceptsGzip(t *testing.T) {
 		if got := acceptsGzip(c.header); got != c.want {
 			t.Errorf("acceptsGzip(%q) = %v, want %v", c.header, got, c.want)
 		}
+	}
+}
+
+// TestHubKeepsRecentEndedCampaigns: of the ended campaigns, a new stream
+// gets the newest maxEndedCampaigns; running ones are always kept.
+func TestHubKeepsRecentEndedCampaigns(t *testing.T) {
+	h := NewHub()
+	start := time.Date(2026, 11, 26, 0, 0, 0, 0, time.UTC)
+	h.PublishCampaign(&forewarn.Campaign{ID: "running", State: forewarn.CampaignRunning})
+	for i := range maxEndedCampaigns + 5 {
+		h.PublishCampaign(&forewarn.Campaign{ID: fmt.Sprintf("ended-%02d", i), State: forewarn.CampaignDone,
+			EndedAt: start.Add(time.Duration(i) * time.Minute)})
+	}
+	items, _, _, _ := h.since(0)
+	kept := map[string]bool{}
+	for _, it := range items {
+		kept[it.v.(*forewarn.Campaign).ID] = true
+	}
+	if len(kept) != maxEndedCampaigns+1 || !kept["running"] || kept["ended-04"] || !kept["ended-05"] {
+		t.Errorf("the hub keeps %d campaigns (running %v, ended-04 %v, ended-05 %v), want the running one and the %d newest ended",
+			len(kept), kept["running"], kept["ended-04"], kept["ended-05"], maxEndedCampaigns)
 	}
 }

@@ -136,10 +136,19 @@ func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
 	value, expires := s.sessions.issue()
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: value, Path: "/", Expires: expires,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: overTLS(r),
 	})
 	s.log.Info("dashboard sign-in", "remote", r.RemoteAddr)
 	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+}
+
+// overTLS reports whether the browser reached the server over TLS: its
+// own, or a proxy's in front that says so (X-Forwarded-Proto, as behind
+// --admin-insecure). Trusting the header is safe here: it only decides
+// whether the cookie is Secure, and a browser that did not use https
+// refuses a Secure cookie, so a false claim only fails that sign-in.
+func overTLS(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https")
 }
 
 // uiLogout ends the session and clears the cookie.
@@ -149,7 +158,7 @@ func (s *Server) uiLogout(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil,
+		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: overTLS(r),
 	})
 	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 }

@@ -95,3 +95,20 @@ func readsReady(r io.Reader) bool {
 	}
 	return false
 }
+
+// TestUICookieSecureBehindProxy: behind a TLS-terminating proxy that says
+// so, the session cookie is Secure, as it is over serve's own TLS.
+func TestUICookieSecureBehindProxy(t *testing.T) {
+	env := mustStartUI(t, testToken, false)
+	for _, c := range []struct {
+		proto  string
+		secure bool
+	}{{"https", true}, {"HTTPS", true}, {"http", false}, {"", false}} {
+		header := append([]string{"X-Forwarded-Proto", c.proto}, sameOrigin...)
+		a := env.do(t, "POST", "/ui/login", url.Values{"token": {testToken}}, nil, header...)
+		cookie := sessionCookieOf(t, a)
+		if cookie == nil || cookie.Secure != c.secure {
+			t.Errorf("X-Forwarded-Proto %q: cookie %q, want Secure %v", c.proto, a.header.Get("Set-Cookie"), c.secure)
+		}
+	}
+}
