@@ -258,6 +258,52 @@ func TestCampaignWaitsForBusyVM(t *testing.T) {
 	}
 }
 
+// TestCampaignCancelInBatches: a campaign with more Scheduled events than
+// a transaction may cancel (advanceBatch, as etcd's limit makes it) is
+// cancelled in several, all of its events end cancelled, and one that has
+// started goes on.
+func TestCampaignCancelInBatches(t *testing.T) {
+	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
+	scopes := fleet3x5(h)
+	for i := range 4 {
+		name := fmt.Sprintf("more-%d", i)
+		h.scope(forewarn.ScopeSpec{Name: name})
+		h.vm(forewarn.VMSpec{Name: name + "-0", Scope: name})
+		scopes = append(scopes, name)
+	}
+	c := startCampaign(h, forewarn.CampaignSpec{Type: forewarn.Freeze, Scopes: scopes, ParallelScopes: len(scopes)})
+	events, _, err := h.f.Events(h.ctx, forewarn.EventQuery{})
+	if err != nil || len(events) != len(scopes) {
+		t.Fatalf("campaign over %d scopes has %d events (%v)", len(scopes), len(events), err)
+	}
+	started, err := h.f.Approve(h.ctx, events[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.f.advanceBatch.Store(2)
+	got, err := h.f.SteerCampaign(h.ctx, c.ID, forewarn.CancelCampaign)
+	if err != nil || got.State != forewarn.CampaignCancelled {
+		t.Fatalf("cancel = %+v, %v; want cancelled", got, err)
+	}
+	left, _, _ := h.f.Events(h.ctx, forewarn.EventQuery{})
+	if len(left) != 1 || left[0].ID != started.ID {
+		t.Errorf("cancel left %d events in flight, want only the started %s", len(left), started.ID)
+	}
+	history, err := h.f.History(h.ctx, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancelled := 0
+	for _, e := range history {
+		if e.Outcome == forewarn.Cancelled && e.Campaign == c.ID {
+			cancelled++
+		}
+	}
+	if cancelled != len(scopes)-1 {
+		t.Errorf("%d of the campaign's events were cancelled, want %d", cancelled, len(scopes)-1)
+	}
+}
+
 // TestCancelledCampaignWaitsForNothing: a scope that waited for a busy VM
 // no longer says so once its campaign is cancelled.
 func TestCancelledCampaignWaitsForNothing(t *testing.T) {

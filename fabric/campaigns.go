@@ -141,37 +141,83 @@ func (f *Fabric) Campaign(ctx context.Context, id string) (*forewarn.Campaign, e
 
 // SteerCampaign pauses, resumes or cancels a campaign.
 func (f *Fabric) SteerCampaign(ctx context.Context, id string, action forewarn.CampaignAction) (*forewarn.Campaign, error) {
+	switch action {
+	case forewarn.PauseCampaign, forewarn.ResumeCampaign, forewarn.CancelCampaign:
+	default:
+		return nil, forewarn.Errorf(forewarn.ErrInvalid, "invalid action %q: want pause, resume or cancel", action)
+	}
+	if action == forewarn.CancelCampaign {
+		return f.cancelCampaign(ctx, id)
+	}
 	var c *forewarn.Campaign
 	err := f.updateCampaigns(ctx, func(t *txn) error {
 		var err error
-		if c, err = t.Campaign(strings.ToLower(id)); err != nil {
+		if c, err = activeCampaign(t, id); err != nil {
 			return err
 		}
-		if c.State == forewarn.CampaignDone || c.State == forewarn.CampaignCancelled {
-			return forewarn.Errorf(forewarn.ErrConflict, "campaign %s is %s", c.ID, c.State)
-		}
-		switch action {
-		case forewarn.PauseCampaign:
+		if action == forewarn.PauseCampaign {
 			c.State = forewarn.CampaignPaused
-		case forewarn.ResumeCampaign:
-			c.State = forewarn.CampaignRunning
-			if err := putCampaign(t, c); err != nil {
-				return err
-			}
-			return f.advance(t, c)
-		case forewarn.CancelCampaign:
-			return f.cancelCampaign(t, c)
-		default:
-			return forewarn.Errorf(forewarn.ErrInvalid, "invalid action %q: want pause, resume or cancel", action)
+			return putCampaign(t, c)
 		}
-		return putCampaign(t, c)
+		c.State = forewarn.CampaignRunning
+		if err := putCampaign(t, c); err != nil {
+			return err
+		}
+		return f.advance(t, c)
 	})
 	return c, err
 }
 
-// cancelCampaign stops a campaign and cancels its Scheduled events; those
-// that have started go on.
-func (f *Fabric) cancelCampaign(t *txn, c *forewarn.Campaign) error {
+// activeCampaign reads a campaign that has not ended.
+func activeCampaign(t *txn, id string) (*forewarn.Campaign, error) {
+	c, err := t.Campaign(strings.ToLower(id))
+	if err != nil {
+		return nil, err
+	}
+	if c.State == forewarn.CampaignDone || c.State == forewarn.CampaignCancelled {
+		return nil, forewarn.Errorf(forewarn.ErrConflict, "campaign %s is %s", c.ID, c.State)
+	}
+	return c, nil
+}
+
+// cancelCampaign cancels the Scheduled events of a campaign, those that
+// have started go on, and marks it cancelled. A campaign over thousands of
+// scopes has more events than one etcd transaction takes, so they are
+// cancelled a batch of scopes at a time (advanceBatch, halved while the
+// store finds it too large), the campaign paused until the last batch so
+// that it schedules nothing meanwhile; most campaigns take one batch.
+// Should serve stop halfway, the campaign stays paused with its remaining
+// events, and cancelling it again finishes the work.
+func (f *Fabric) cancelCampaign(ctx context.Context, id string) (*forewarn.Campaign, error) {
+	for {
+		var c *forewarn.Campaign
+		done := false
+		err := f.updateCampaigns(ctx, func(t *txn) error {
+			var err error
+			if c, err = activeCampaign(t, id); err != nil {
+				return err
+			}
+			if done, err = f.cancelBatch(t, c, int(f.advanceBatch.Load())); err != nil {
+				return err
+			}
+			c.State = forewarn.CampaignPaused
+			if done {
+				c.State = forewarn.CampaignCancelled
+				c.EndedAt = t.now
+				c.EstimatedEnd = time.Time{}
+			}
+			return putCampaign(t, c)
+		})
+		if err != nil || done {
+			return c, err
+		}
+	}
+}
+
+// cancelBatch cancels the Scheduled events of up to batch of the
+// campaign's scopes and reports whether none is left.
+func (f *Fabric) cancelBatch(t *txn, c *forewarn.Campaign, batch int) (done bool, err error) {
+	cancelled := 0
 	for i := range c.Scopes {
 		p := &c.Scopes[i]
 		p.Waiting = "" // a cancelled campaign waits for nothing
@@ -182,19 +228,21 @@ func (f *Fabric) cancelCampaign(t *txn, c *forewarn.Campaign) error {
 		if errors.Is(err, forewarn.ErrNotFound) {
 			continue
 		} else if err != nil {
-			return err
+			return false, err
 		}
-		if e.Status == forewarn.Scheduled {
-			if err := f.end(t, e, forewarn.Cancelled); err != nil {
-				return err
-			}
-			p.Event = ""
+		if e.Status != forewarn.Scheduled {
+			continue // started: it goes on
 		}
+		if cancelled == batch {
+			return false, nil
+		}
+		if err := f.end(t, e, forewarn.Cancelled); err != nil {
+			return false, err
+		}
+		p.Event = ""
+		cancelled++
 	}
-	c.State = forewarn.CampaignCancelled
-	c.EndedAt = t.now
-	c.EstimatedEnd = time.Time{}
-	return putCampaign(t, c)
+	return true, nil
 }
 
 // active reports whether a campaign has not ended: running or paused.
