@@ -49,7 +49,7 @@ func newBrowser(t *testing.T, base string) *browser {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)),
-		chromedp.WindowSize(1440, 900),
+		chromedp.WindowSize(1366, 768), // the commonest laptop screen
 		chromedp.NoSandbox, // root in CI containers
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.UserDataDir(t.TempDir()),
@@ -168,9 +168,13 @@ func (b *browser) attr(sel, name string) string {
 	return eval[string](b, fmt.Sprintf("document.querySelector(%q)?.getAttribute(%q) ?? ''", sel, name))
 }
 
-// click clicks the first element the selector matches, once it is visible.
+// click clicks the first element the selector matches, once it is
+// visible, scrolled to the middle of the window first, where no sticky
+// header or footer covers it.
 func (b *browser) click(sel string) {
 	b.t.Helper()
+	b.do("click "+sel, chromedp.WaitVisible(chromedp.CSS(sel)))
+	eval[bool](b, fmt.Sprintf(`(document.querySelector(%q).scrollIntoView({block: "center"}), true)`, sel))
 	b.do("click "+sel, chromedp.Click(chromedp.CSS(sel)))
 }
 
@@ -232,11 +236,21 @@ type axeViolation struct {
 	} `json:"nodes"`
 }
 
+// checkFits fails the test if the page is wider than the window: on a
+// laptop's screen nothing may need scrolling sideways.
+func (b *browser) checkFits(what string) {
+	b.t.Helper()
+	if over := eval[int](b, "document.documentElement.scrollWidth - window.innerWidth"); over > 0 {
+		b.t.Errorf("%s is %d px wider than the window (%d px)", what, over, eval[int](b, "window.innerWidth"))
+	}
+}
+
 // checkAccessibility runs axe-core's WCAG 2 A and AA rules (2.0 to 2.2)
 // on the page as it is and fails the test on every violation: missing
 // labels and names, contrast below AA, misused ARIA, and the like.
 func (b *browser) checkAccessibility(what string) {
 	b.t.Helper()
+	b.checkFits(what)
 	script := axeScript(b.t)
 	if script == "" {
 		return

@@ -257,7 +257,7 @@ func (b *browser) approveAndWatch(s *server, id, vm string) {
 	b.t.Helper()
 	row := fmt.Sprintf(`#events-table tr[data-event=%q]`, id)
 	b.click(row + ` button[data-action="approve"]`)
-	b.confirmIfAsked()
+	b.confirm("the approval of a Reboot, which starts it at once")
 	b.waitFor("the event to start", fmt.Sprintf(`document.querySelector(%q)?.dataset.status === "Started"`, row), 5*time.Second)
 	if approved := b.text(row + " .approved"); !strings.Contains(approved, "admin") {
 		b.t.Errorf("approved = %q, want admin", approved)
@@ -277,13 +277,11 @@ func (b *browser) approveAndWatch(s *server, id, vm string) {
 	}
 }
 
-// confirmIfAsked confirms, if the page asks for confirmation.
-func (b *browser) confirmIfAsked() {
+// confirm waits for the page to ask for confirmation, and confirms.
+func (b *browser) confirm(what string) {
 	b.t.Helper()
-	time.Sleep(200 * time.Millisecond)
-	if eval[bool](b, `document.querySelector("#confirm")?.open === true`) {
-		b.click("#confirm-ok")
-	}
+	b.waitFor("the confirmation of "+what, `document.querySelector("#confirm")?.open === true`, 5*time.Second)
+	b.click("#confirm-ok")
 }
 
 // seeHistory: the history tab shows the finished event and who approved it.
@@ -306,9 +304,9 @@ func (b *browser) startAndPauseCampaign(s *server) {
 	b.do("fill in the campaign form",
 		chromedp.SetValue(chromedp.CSS("#campaign-type"), "Freeze"),
 		chromedp.SendKeys(chromedp.CSS("#campaign-scopes"), "web"),
-		chromedp.SendKeys(chromedp.CSS("#campaign-description"), "Host OS update"),
-		chromedp.Click(chromedp.CSS(`#campaign-form button[type="submit"]`)))
-	b.confirmIfAsked()
+		chromedp.SendKeys(chromedp.CSS("#campaign-description"), "Host OS update"))
+	b.click(`#campaign-form button[type="submit"]`)
+	b.confirm("the campaign")
 	b.waitFor("the campaign", `!!document.querySelector("[data-campaign]")`, 5*time.Second)
 	id := b.attr("[data-campaign]", "data-campaign")
 	card := fmt.Sprintf(`[data-campaign=%q]`, id)
@@ -323,7 +321,6 @@ func (b *browser) startAndPauseCampaign(s *server) {
 		b.t.Errorf("campaign from the form: %+v", c)
 	}
 	b.click(card + ` button[data-action="pause"]`)
-	b.confirmIfAsked()
 	b.waitFor("the campaign paused", fmt.Sprintf(`document.querySelector(%q)?.dataset.state === "paused"`, card), 5*time.Second)
 	if c, err := s.admin.Campaign(b.t.Context(), id); err != nil || c.State != forewarn.CampaignPaused {
 		b.t.Errorf("campaign after pause: %+v, %v; want paused", c, err)
