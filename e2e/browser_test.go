@@ -50,7 +50,7 @@ func newBrowser(t *testing.T, base string) *browser {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
 		chromedp.ExecPath(chromium(t)),
 		chromedp.WindowSize(1366, 768), // the commonest laptop screen
-		chromedp.NoSandbox, // root in CI containers
+		chromedp.NoSandbox,             // root in CI containers
 		chromedp.Flag("disable-dev-shm-usage", true),
 		chromedp.UserDataDir(t.TempDir()),
 	)

@@ -77,6 +77,26 @@ func (e *enabling) unstored() map[string]time.Time {
 	return out
 }
 
+// publishLapsed publishes again the scopes shown enabled whose requests
+// have stopped for the idle time since, so that what shows them (the
+// dashboard) says they get no notice any more; nothing else about them
+// changes, so nothing else would publish them.
+func (f *Fabric) publishLapsed(ctx context.Context) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	now := f.clock.Now()
+	var lapsed []string
+	for _, s := range f.shownEnabled {
+		if !f.enabled(s, now) {
+			lapsed = append(lapsed, s.Name)
+		}
+	}
+	if len(lapsed) == 0 {
+		return nil
+	}
+	return f.refreshLocked(ctx, forewarn.Change{Scopes: lapsed})
+}
+
 // overlay shows the last request seen in memory on a scope.
 func (e *enabling) overlay(s *forewarn.Scope) {
 	if seen := e.lastSeen(strings.ToLower(s.Name)); seen.After(s.LastSeen) {

@@ -67,7 +67,11 @@ type Fabric struct {
 	// scheduler (pending).
 	published map[string]string
 	inFlight  map[string]scopeEvents
-	wake      chan struct{}
+	// shownEnabled holds the published scopes that were shown enabled,
+	// so that one whose requests stop is published again once it is not
+	// (publishLapsed).
+	shownEnabled map[string]*forewarn.Scope
+	wake         chan struct{}
 
 	enabling enabling
 	acts     actuations
@@ -108,16 +112,17 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	f := &Fabric{
-		cfg:       cfg,
-		store:     cfg.Store,
-		clock:     cfg.Clock,
-		log:       cfg.Logger.With("component", "fabric"),
-		metrics:   newMetrics(cfg.Registerer),
-		wake:      make(chan struct{}, 1),
-		published: map[string]string{},
-		inFlight:  map[string]scopeEvents{},
-		enabling:  newEnabling(),
-		acts:      actuations{running: map[string]bool{}},
+		cfg:          cfg,
+		store:        cfg.Store,
+		clock:        cfg.Clock,
+		log:          cfg.Logger.With("component", "fabric"),
+		metrics:      newMetrics(cfg.Registerer),
+		wake:         make(chan struct{}, 1),
+		published:    map[string]string{},
+		inFlight:     map[string]scopeEvents{},
+		shownEnabled: map[string]*forewarn.Scope{},
+		enabling:     newEnabling(),
+		acts:         actuations{running: map[string]bool{}},
 	}
 	f.advanceBatch.Store(advanceBatch)
 	f.campaignsDue.Store(true)
@@ -194,6 +199,7 @@ func (f *Fabric) publish(t *txn) {
 	for _, name := range t.removed {
 		delete(f.published, strings.ToLower(name))
 		delete(f.inFlight, strings.ToLower(name))
+		delete(f.shownEnabled, strings.ToLower(name))
 		f.metrics.setScope(name, nil)
 		if f.publisher != nil {
 			f.publisher.RemoveScope(name)
@@ -204,6 +210,11 @@ func (f *Fabric) publish(t *txn) {
 		// dashboard; it is as of this change.
 		snap.Scope.Enabled = f.enabled(snap.Scope, t.now)
 		key := strings.ToLower(snap.Scope.Name)
+		if snap.Scope.Enabled {
+			f.shownEnabled[key] = snap.Scope
+		} else {
+			delete(f.shownEnabled, key)
+		}
 		f.published[key] = snap.Scope.Name
 		f.keepEvents(key, scopeEvents{snap.Scope.Incarnation, snap.Events})
 		if !snap.Scope.EnabledAt.IsZero() {

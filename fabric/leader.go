@@ -75,8 +75,9 @@ func (f *Fabric) leadOnce(ctx context.Context, el forewarn.Elector) error {
 	return nil
 }
 
-// flushEvery stores the enabling state once a minute until ctx ends; the
-// returned channel closes when it stops.
+// flushEvery stores the enabling state once a minute, and publishes the
+// scopes gone idle, until ctx ends; the returned channel closes when it
+// stops.
 func (f *Fabric) flushEvery(ctx context.Context) <-chan struct{} {
 	done := make(chan struct{})
 	flush := f.clock.NewTicker(enableFlushEvery)
@@ -90,6 +91,9 @@ func (f *Fabric) flushEvery(ctx context.Context) <-chan struct{} {
 			case <-flush.Chan():
 				if err := f.flushEnabling(ctx); err != nil && ctx.Err() == nil {
 					f.log.Error("store enabling state", "err", err)
+				}
+				if err := f.publishLapsed(ctx); err != nil && ctx.Err() == nil {
+					f.log.Error("publish scopes gone idle", "err", err)
 				}
 			}
 		}

@@ -225,6 +225,38 @@ func TestEnabling(t *testing.T) {
 	}
 }
 
+// TestIdleScopeIsPublished: a scope whose VMs stop asking is published
+// again once the idle time has passed, no longer enabled, although nothing
+// else about it changed; a scope still asked is not.
+func TestIdleScopeIsPublished(t *testing.T) {
+	h := mustOpenHarness(t, Config{EnableIdle: time.Hour})
+	h.vm(forewarn.VMSpec{Name: "quiet"})
+	h.vm(forewarn.VMSpec{Name: "busy"})
+	for _, scope := range []string{"quiet", "busy"} {
+		if err := h.f.Metadata().Enable(h.ctx, scope); err != nil {
+			t.Fatal(err)
+		}
+		if !h.pub.snapshot(scope).Scope.Enabled {
+			t.Fatalf("%s not published enabled after a request", scope)
+		}
+	}
+	for range 3 { // "busy" asks every 30 minutes; "quiet" never again
+		h.clock.Advance(30 * time.Minute)
+		if err := h.f.Metadata().Enable(h.ctx, "busy"); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.f.publishLapsed(h.ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if h.pub.snapshot("quiet").Scope.Enabled {
+		t.Error("quiet, idle for 90 minutes of a 1 h idle time, is still published enabled")
+	}
+	if !h.pub.snapshot("busy").Scope.Enabled {
+		t.Error("busy, asked every 30 minutes, was published as not enabled")
+	}
+}
+
 func (h *harness) mustOnlyEvent(scope string) *forewarn.Event {
 	h.tb.Helper()
 	events, _, err := h.f.Events(h.ctx, forewarn.EventQuery{Scope: scope})
