@@ -46,6 +46,7 @@ func TestDashboard(t *testing.T) {
 	b.approveAndWatch(s, id, "web-1")
 	b.seeHistory(id)
 	b.startAndPauseCampaign(s)
+	b.seeChangeFromElsewhere(s, "db-0")
 	b.checkNoErrors("the actions")
 
 	b.loseConnection(s, dataDir)
@@ -330,6 +331,22 @@ func (b *browser) startAndPauseCampaign(s *server) {
 	}
 	b.screenshot("04-campaigns")
 	b.checkAccessibility("the campaigns")
+}
+
+// seeChangeFromElsewhere restarts a VM through the admin API, as another
+// operator would, and logs how long the page took to show it (the issue
+// asks for within a second; BENCHMARKS.md has the figures).
+func (b *browser) seeChangeFromElsewhere(s *server, vm string) {
+	b.t.Helper()
+	b.click("#tab-fleet")
+	cell := fmt.Sprintf(`document.querySelector('button[data-vm=%q]')?.dataset.state`, vm)
+	b.waitFor(vm+" running", cell+` === "running"`, 5*time.Second)
+	start := time.Now()
+	if _, err := s.admin.Operate(b.t.Context(), vm, forewarn.OpRestart); err != nil {
+		b.t.Fatal(err)
+	}
+	b.waitFor(vm+" scheduled", cell+` === "scheduled"`, 5*time.Second)
+	b.t.Logf("a restart made through the API showed on the page after %v", time.Since(start).Round(time.Millisecond))
 }
 
 // loseConnection stops the server, sees the page say so, starts it again
