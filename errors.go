@@ -63,5 +63,8 @@ func ErrorMessage(err error) string {
 	if errors.Is(err, ErrUnavailable) {
 		return "the store is unavailable (etcd out of reach or electing a leader); try again"
 	}
+	if errors.Is(err, ErrTooLarge) {
+		return "the change is too large for one transaction of the store (etcd's --max-txn-ops): make it in smaller parts"
+	}
 	return "internal error"
 }

@@ -36,6 +36,10 @@ type Fleet interface {
 	DeleteScope(ctx context.Context, name string) error
 
 	CreateVM(ctx context.Context, spec VMSpec) (*VM, error)
+	// CreateBatch creates scopes, then VMs (which may be in those scopes),
+	// in one transaction: all of them or, on the first error, none.
+	// ErrTooLarge if the store takes fewer in one transaction.
+	CreateBatch(ctx context.Context, scopes []ScopeSpec, vms []VMSpec) error
 	// VMs lists a page of the VMs that q selects, in name order. next is
 	// the cursor to pass as q.After for the following page, "" on the last.
 	VMs(ctx context.Context, q VMQuery) (vms []*VM, next string, err error)

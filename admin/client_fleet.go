@@ -65,6 +65,14 @@ func (c *Client) CreateVM(ctx context.Context, spec forewarn.VMSpec) (*forewarn.
 	return call[*forewarn.VM](ctx, c, http.MethodPost, "/v1/vms", nil, spec)
 }
 
+// CreateBatch creates scopes, then VMs, all or none, in one request and
+// one transaction of the server's store.
+func (c *Client) CreateBatch(ctx context.Context, scopes []forewarn.ScopeSpec, vms []forewarn.VMSpec) error {
+	_, err := call[batchResult](ctx, c, http.MethodPost, "/v1/batch", nil,
+		batchRequest{Scopes: nonNil(scopes), VMs: nonNil(vms)})
+	return err
+}
+
 // VM returns one VM.
 func (c *Client) VM(ctx context.Context, name string) (*forewarn.VM, error) {
 	p, err := itemPath("/v1/vms", "VM name", name)

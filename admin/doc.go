@@ -16,6 +16,7 @@
 //	DELETE /v1/scopes/{name}            delete an empty scope -> 204
 //	GET    /v1/vms[?...]                a page of VMs in name order (below)
 //	POST   /v1/vms                      create a VM (forewarn.VMSpec) -> 201
+//	POST   /v1/batch                    create scopes then VMs, all or none ({"scopes":[...],"vms":[...]}) -> 201
 //	GET    /v1/vms/{name}               one VM
 //	DELETE /v1/vms/{name}               delete a VM -> 204
 //	POST   /v1/vms/{name}/{operation}   restart, redeploy, evict or terminate -> 201 event

@@ -32,13 +32,14 @@ var kinds = []kind{
 	{forewarn.ErrUnauthorized, http.StatusUnauthorized, "unauthorized"},
 	{forewarn.ErrForbidden, http.StatusForbidden, "forbidden"},
 	{forewarn.ErrUnavailable, http.StatusServiceUnavailable, "unavailable"},
+	{forewarn.ErrTooLarge, http.StatusRequestEntityTooLarge, "too_large"},
 }
 
 // StatusCode returns the HTTP status that answers err: 404 for
 // forewarn.ErrNotFound, 409 for ErrConflict and ErrLimit, 400 for ErrInvalid
 // (413 or 415 for a request body that is too large or not JSON), 401 for
-// ErrUnauthorized, 403 for ErrForbidden, 503 for ErrUnavailable, and 500 for
-// anything else. It returns 200 for nil.
+// ErrUnauthorized, 403 for ErrForbidden, 503 for ErrUnavailable, 413 for
+// ErrTooLarge, and 500 for anything else. It returns 200 for nil.
 func StatusCode(err error) int {
 	if err == nil {
 		return http.StatusOK

@@ -27,6 +27,8 @@ func TestStatusCode(t *testing.T) {
 		{fmt.Errorf("fabric: operate: %w", forewarn.Errorf(forewarn.ErrLimit, "limit")), 409},
 		{fmt.Errorf("store: %w", forewarn.ErrNotFound), 404},
 		{fmt.Errorf("read etcd: %w (%w)", errors.New("etcdserver: no leader"), forewarn.ErrUnavailable), 503},
+		{fmt.Errorf("commit to etcd: %w (%w)", errors.New("too many operations in txn request"), forewarn.ErrTooLarge), 413},
+		{forewarn.Errorf(forewarn.ErrForbidden, "cross-site"), 403},
 		{forewarn.ErrSchema, 500},
 		{fs.ErrPermission, 500},
 		{errors.New("disk on fire"), 500},
@@ -51,6 +53,8 @@ func TestErrorMapping(t *testing.T) {
 		{forewarn.ErrInvalid, 400},
 		{forewarn.ErrUnauthorized, 401},
 		{forewarn.ErrUnavailable, 503},
+		{forewarn.ErrForbidden, 403},
+		{forewarn.ErrTooLarge, 413},
 	}
 	for _, s := range sentinels {
 		t.Run(s.err.Error(), func(t *testing.T) {

@@ -111,6 +111,22 @@ func (f *fakeFleet) CreateScope(_ context.Context, spec forewarn.ScopeSpec) (*fo
 	return f.createScope(spec)
 }
 
+// CreateBatch creates as CreateScope and CreateVM do, one by one; the
+// fabric's (all or none) is tested through fabricEnv.
+func (f *fakeFleet) CreateBatch(ctx context.Context, scopes []forewarn.ScopeSpec, vms []forewarn.VMSpec) error {
+	for _, spec := range scopes {
+		if _, err := f.CreateScope(ctx, spec); err != nil {
+			return err
+		}
+	}
+	for _, spec := range vms {
+		if _, err := f.CreateVM(ctx, spec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (f *fakeFleet) createScope(spec forewarn.ScopeSpec) (*forewarn.Scope, error) {
 	if !forewarn.ValidName(spec.Name) {
 		return nil, forewarn.Errorf(forewarn.ErrInvalid, "invalid scope name %q", spec.Name)

@@ -32,6 +32,7 @@ func (s *Server) routes(gatherer prometheus.Gatherer) {
 
 	s.route("GET /v1/vms", s.listVMs, vmListParams...)
 	s.route("POST /v1/vms", s.createVM)
+	s.route("POST /v1/batch", s.createBatch)
 	s.route("GET /v1/vms/{name}", s.getVM)
 	s.route("DELETE /v1/vms/{name}", s.deleteVM)
 	for _, op := range operations {

@@ -37,6 +37,39 @@ func (s *Server) createVM(w http.ResponseWriter, r *http.Request, _ url.Values) 
 	return nil
 }
 
+// MaxBatch is the most scopes and VMs one POST /v1/batch may create.
+const MaxBatch = 10000
+
+// batchRequest is the body of POST /v1/batch.
+type batchRequest struct {
+	Scopes []forewarn.ScopeSpec `json:"scopes"`
+	VMs    []forewarn.VMSpec    `json:"vms"`
+}
+
+// batchResult is the answer of POST /v1/batch: how many were created.
+type batchResult struct {
+	Scopes int `json:"scopes"`
+	VMs    int `json:"vms"`
+}
+
+// createBatch answers POST /v1/batch: it creates the scopes, then the VMs,
+// all or none, in one transaction.
+func (s *Server) createBatch(w http.ResponseWriter, r *http.Request, _ url.Values) error {
+	var req batchRequest
+	if err := decodeBody(w, r, &req); err != nil {
+		return err
+	}
+	if n := len(req.Scopes) + len(req.VMs); n == 0 || n > MaxBatch {
+		return forewarn.Errorf(forewarn.ErrInvalid,
+			"a batch creates 1 to %d scopes and VMs, not %d", MaxBatch, n)
+	}
+	if err := s.fleet.CreateBatch(r.Context(), req.Scopes, req.VMs); err != nil {
+		return err
+	}
+	s.writeJSON(w, http.StatusCreated, batchResult{len(req.Scopes), len(req.VMs)})
+	return nil
+}
+
 func (s *Server) getVM(w http.ResponseWriter, r *http.Request, _ url.Values) error {
 	vm, err := s.fleet.VM(r.Context(), r.PathValue("name"))
 	if err != nil {

@@ -3,6 +3,7 @@ package fleetfile
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -456,6 +457,8 @@ scopes:
 	}
 }
 
+// TestApplyStopsAtTheFirstFailure: the creates go in one batch, all or
+// none, so a failure of one leaves the fleet as it was.
 func TestApplyStopsAtTheFirstFailure(t *testing.T) {
 	fleet := newFakeFleet(t)
 	fleet.failOn = "CreateVM web-1"
@@ -465,11 +468,41 @@ scopes:
     vms: [{name: web-0}, {name: web-1}, {name: web-2}]
 `)
 	changes, err := Apply(context.Background(), fleet, f, false)
-	if err == nil || !strings.Contains(err.Error(), "apply fleet.yaml: create vm web-1: fake failure of CreateVM web-1") {
-		t.Errorf("error = %v, want the failure of web-1", err)
+	want := "apply fleet.yaml: create 4 scopes and VMs, scope web to vm web-2: fake failure of CreateVM web-1"
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %q", err, want)
 	}
-	wantSummary(t, changes, "create scope web", "create vm web-0")
-	wantCalls(t, fleet, "CreateScope web", "CreateVM web-0", "CreateVM web-1")
+	wantSummary(t, changes)
+	if len(fleet.scopes)+len(fleet.vms) != 0 {
+		t.Errorf("a failed batch left %d scopes and %d VMs", len(fleet.scopes), len(fleet.vms))
+	}
+}
+
+// TestApplyInBatches: 2,500 VMs are created 1,000 at a time; a store that
+// takes fewer has the batch halved until it fits, and every change is
+// reported in the plan's order.
+func TestApplyInBatches(t *testing.T) {
+	var file strings.Builder
+	file.WriteString("scopes:\n  - name: big\n    vms:\n")
+	for i := range 2500 {
+		fmt.Fprintf(&file, "      - {name: big-%04d}\n", i)
+	}
+	for _, c := range []struct {
+		maxBatch, wantTooLarge int
+	}{{0, 0}, {300, 2}} { // 1000 -> 500 -> 250
+		fleet := newFakeFleet(t)
+		fleet.maxBatch = c.maxBatch
+		changes, err := Apply(context.Background(), fleet, mustParse(t, file.String()), false)
+		if err != nil {
+			t.Fatalf("max batch %d: %v", c.maxBatch, err)
+		}
+		if len(changes) != 2501 || changes[0].Name != "big" || changes[2500].Name != "big-2499" || len(fleet.vms) != 2500 {
+			t.Errorf("max batch %d: %d changes, %d VMs made", c.maxBatch, len(changes), len(fleet.vms))
+		}
+		if fleet.tooLarge != c.wantTooLarge {
+			t.Errorf("max batch %d: %d batches refused as too large, want %d", c.maxBatch, fleet.tooLarge, c.wantTooLarge)
+		}
+	}
 }
 
 func TestApplyStopsWhenCancelled(t *testing.T) {

@@ -47,11 +47,15 @@ func (c Change) String() string {
 }
 
 // step is a change of the plan with where the file declares it (0 for a
-// deletion) and the call that makes it (nil if there is nothing to do).
+// deletion) and what makes it.
 type step struct {
 	Change
 	line int
-	do   func(ctx context.Context, fleet forewarn.Fleet) error
+	// A create carries what it creates, so that Apply can create many in
+	// one batch; any other change that acts carries do.
+	scope *forewarn.ScopeSpec
+	vm    *forewarn.VMSpec
+	do    func(ctx context.Context, fleet forewarn.Fleet) error
 }
 
 // conflictError lists the conflicts of a plan, or returns nil if it has

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/netip"
 	"slices"
 	"strings"
@@ -25,6 +26,11 @@ type fakeFleet struct {
 	vms     map[string]*forewarn.VM
 	changes []string
 	failOn  string
+	// maxBatch, if set, is the largest batch CreateBatch takes; a larger
+	// one is refused as too large, as etcd refuses a transaction, and
+	// counted in tooLarge.
+	maxBatch int
+	tooLarge int
 }
 
 var _ forewarn.Fleet = (*fakeFleet)(nil)
@@ -79,6 +85,40 @@ func (f *fakeFleet) record(call string) error {
 	f.changes = append(f.changes, call)
 	if call == f.failOn {
 		return fmt.Errorf("fake failure of %s", call)
+	}
+	return nil
+}
+
+// CreateBatch creates as CreateScope and CreateVM do, one by one, and
+// undoes them all at the first failure.
+func (f *fakeFleet) CreateBatch(ctx context.Context, scopes []forewarn.ScopeSpec, vms []forewarn.VMSpec) error {
+	f.mu.Lock()
+	if n := len(scopes) + len(vms); f.maxBatch > 0 && n > f.maxBatch {
+		f.tooLarge++
+		f.mu.Unlock()
+		return fmt.Errorf("fake: a batch of %d: %w", n, forewarn.ErrTooLarge)
+	}
+	savedScopes, savedVMs := maps.Clone(f.scopes), maps.Clone(f.vms)
+	f.mu.Unlock()
+	err := f.createEach(ctx, scopes, vms)
+	if err != nil {
+		f.mu.Lock()
+		f.scopes, f.vms = savedScopes, savedVMs
+		f.mu.Unlock()
+	}
+	return err
+}
+
+func (f *fakeFleet) createEach(ctx context.Context, scopes []forewarn.ScopeSpec, vms []forewarn.VMSpec) error {
+	for _, spec := range scopes {
+		if _, err := f.CreateScope(ctx, spec); err != nil {
+			return err
+		}
+	}
+	for _, spec := range vms {
+		if _, err := f.CreateVM(ctx, spec); err != nil {
+			return err
+		}
 	}
 	return nil
 }

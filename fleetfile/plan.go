@@ -96,10 +96,7 @@ func (st *state) scopeStep(s Scope) step {
 	if have == nil {
 		c.Action, c.Detail = ActionCreate, describeScope(s.Spec)
 		spec := s.Spec
-		return step{Change: c, line: s.Line, do: func(ctx context.Context, fleet forewarn.Fleet) error {
-			_, err := fleet.CreateScope(ctx, spec)
-			return err
-		}}
+		return step{Change: c, line: s.Line, scope: &spec}
 	}
 	if d := scopeDiffs(s.Spec, have); len(d) > 0 {
 		c.Action, c.Detail = ActionConflict, d.String()

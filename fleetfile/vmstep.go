@@ -48,10 +48,7 @@ func (st *state) createVM(vm VM) step {
 	}
 	c.Action, c.Detail = ActionCreate, describeVM(vm.Spec)
 	spec := vm.Spec
-	return step{Change: c, line: vm.Line, do: func(ctx context.Context, fleet forewarn.Fleet) error {
-		_, err := fleet.CreateVM(ctx, spec)
-		return err
-	}}
+	return step{Change: c, line: vm.Line, vm: &spec}
 }
 
 // vmDiffs lists what differs between a declared VM and the server's.
