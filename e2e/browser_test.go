@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/emulation"
 	cdplog "github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
@@ -65,6 +66,7 @@ func newBrowser(t *testing.T, base string) *browser {
 	if err := chromedp.Do(ctx); err != nil { // start the browser, without a deadline
 		t.Fatalf("start chromium: %v", err)
 	}
+	b.darkTheme(false)
 	return b
 }
 
@@ -198,6 +200,27 @@ func (b *browser) screenshot(name string) {
 	}
 	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
 		b.t.Fatal(err)
+	}
+}
+
+// darkTheme makes the page follow a dark system theme (dark=true) or a
+// light one, as the operator's system would say, and ask for reduced
+// motion, so that no colour transition is half-way when it is checked.
+func (b *browser) darkTheme(dark bool) {
+	b.t.Helper()
+	scheme := "light"
+	if dark {
+		scheme = "dark"
+	}
+	ctx, cancel := context.WithTimeout(b.ctx, 10*time.Second)
+	defer cancel()
+	_, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+		Features: []*emulation.MediaFeature{
+			{Name: "prefers-color-scheme", Value: scheme},
+			{Name: "prefers-reduced-motion", Value: "reduce"},
+		}})
+	if err != nil {
+		b.t.Fatalf("emulate a %s theme: %v", scheme, err)
 	}
 }
 

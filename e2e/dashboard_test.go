@@ -173,6 +173,10 @@ func (b *browser) seeFleet() {
 	}
 	b.screenshot("02-fleet")
 	b.checkAccessibility("the fleet")
+	b.darkTheme(true)
+	b.screenshot("02-fleet-dark")
+	b.checkAccessibility("the fleet in the dark theme")
+	b.darkTheme(false)
 }
 
 // restartFromPage restarts a VM from its panel, confirming, and returns
