@@ -3,7 +3,7 @@
 // most RENDER_GAP_MS apart, however fast the stream delivers: a campaign
 // over a thousand scopes can send hundreds of changes a second.
 
-import { $, setText } from './dom.js';
+import { $, count, setText } from './dom.js';
 import {
   GHOST_SWEEP_MS, applyCampaign, applyHello, applyPing, applyReady, applyScope, applyScopeRemoved, meta,
   sweepGhosts, totals, upgraded,
@@ -58,16 +58,16 @@ function render() {
 // A scope is "in maintenance" while one of its events has Started; a
 // scope whose events are all Scheduled counts apart.
 const COUNTERS = {
-  'count-busy': (t) => `${t.busyScopes}/${t.scopes}`,
-  'count-sched-scopes': (t) => t.scheduledScopes,
-  'count-scheduled': (t) => t.eventsScheduled,
-  'count-started': (t) => t.eventsStarted,
-  'count-frozen': (t) => t.frozen,
-  'count-rebooting': (t) => t.rebooting,
-  'count-redeploying': (t) => t.redeploying,
-  'count-deleted': (t) => t.deleted,
-  'count-vms': (t) => t.vms,
-  'count-campaigns': (t) => t.campaigns,
+  'count-busy': (t) => `${count(t.busyScopes)}/${count(t.scopes)}`,
+  'count-sched-scopes': (t) => count(t.scheduledScopes),
+  'count-scheduled': (t) => count(t.eventsScheduled),
+  'count-started': (t) => count(t.eventsStarted),
+  'count-frozen': (t) => count(t.frozen),
+  'count-rebooting': (t) => count(t.rebooting),
+  'count-redeploying': (t) => count(t.redeploying),
+  'count-deleted': (t) => count(t.deleted),
+  'count-vms': (t) => count(t.vms),
+  'count-campaigns': (t) => count(t.campaigns),
 };
 
 // renderHeader updates the counters; a counter above zero stands out.
@@ -79,7 +79,7 @@ function renderHeader() {
     setText(el, v);
     el.parentElement.classList.toggle('nonzero', v !== '0' && !v.startsWith('0/'));
   }
-  setText($('#tab-events .tab-count'), String(t.eventsScheduled + t.eventsStarted));
+  setText($('#tab-events .tab-count'), count(t.eventsScheduled + t.eventsStarted));
   setText($('#server-info'), meta.replica ? `replica ${meta.replica} · forewarn ${meta.version}` : '');
   renderUpgrade();
 }
