@@ -36,6 +36,11 @@ type Config struct {
 	// the dashboard.
 	Replica string
 	Version string
+	// TrustedOrigins are origins (scheme://host[:port]) besides the admin
+	// API's own from which changes made with the dashboard's cookie are
+	// accepted: where a proxy that rewrites the Host header serves the
+	// dashboard. NewServer panics on one CheckOrigin refuses.
+	TrustedOrigins []string
 	// Clock gives the time of sessions and of the stream's serverTime,
 	// from which the dashboard's countdowns are corrected; the real clock
 	// if nil.
@@ -91,12 +96,23 @@ func NewServer(cfg Config) *Server {
 		log:         log.With("component", "admin"),
 		metrics:     newMetrics(cfg.Registerer),
 	}
+	for _, origin := range cfg.TrustedOrigins {
+		if err := s.crossOrigin.AddTrustedOrigin(origin); err != nil {
+			panic("admin.NewServer: " + err.Error())
+		}
+	}
 	s.done, s.shutdown = context.WithCancel(context.Background())
 	if cfg.Token == "" {
 		s.log.Error("admin API has no token: every /v1/ request will be refused")
 	}
 	s.routes(cfg.Gatherer)
 	return s
+}
+
+// CheckOrigin checks an origin for Config.TrustedOrigins: scheme://host,
+// with a port if need be, and nothing else.
+func CheckOrigin(origin string) error {
+	return http.NewCrossOriginProtection().AddTrustedOrigin(origin)
 }
 
 // Shutdown ends every live stream, and makes later ones end at once, so

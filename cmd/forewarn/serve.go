@@ -17,6 +17,7 @@ type serveOptions struct {
 	adminTLSCert    string
 	adminTLSKey     string
 	adminInsecure   bool
+	dashOrigins     []string
 	pprofAddr       string
 	replicaID       string
 	dev             bool
@@ -95,6 +96,8 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.adminTLSCert, "admin-tls-cert", "", "serve the admin API over TLS with this certificate (PEM; needs --admin-tls-key)")
 	f.StringVar(&o.adminTLSKey, "admin-tls-key", "", "the private key of --admin-tls-cert (PEM)")
 	f.BoolVar(&o.adminInsecure, "admin-insecure", false, "allow the admin API on a non-loopback address without TLS")
+	f.StringArrayVar(&o.dashOrigins, "dashboard-origin", nil,
+		"an origin (https://ops.example.com) the dashboard is reached at through a proxy that rewrites the Host header; its changes are accepted (repeatable)")
 	f.StringVar(&o.pprofAddr, "pprof-addr", "", "serve Go's profiles (/debug/pprof/) on this address, e.g. 127.0.0.1:6060; off if empty")
 	f.StringVar(&o.replicaID, "replica-id", "", "this replica's name in forewarn status and the leader election (default host-pid)")
 	f.BoolVar(&o.dev, "dev", false, "development defaults: --time-scale 60, every scope enabled, no first-call delay")

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/netip"
 	"strings"
+
+	"github.com/forewarn/forewarn/admin"
 )
 
 // checkAdmin refuses an admin listener that would take the admin token in
@@ -15,6 +17,11 @@ import (
 func (o *serveOptions) checkAdmin() error {
 	if (o.adminTLSCert == "") != (o.adminTLSKey == "") {
 		return fmt.Errorf("--admin-tls-cert and --admin-tls-key go together: give both, or neither")
+	}
+	for _, origin := range o.dashOrigins {
+		if err := admin.CheckOrigin(origin); err != nil {
+			return fmt.Errorf("--dashboard-origin %q: %w", origin, err)
+		}
 	}
 	if o.adminTLSCert != "" || o.adminInsecure {
 		return nil

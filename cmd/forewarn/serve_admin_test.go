@@ -10,6 +10,8 @@ import (
 	"math/big"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,6 +48,49 @@ func TestServeRefusesAdminOffLoopback(t *testing.T) {
 	if err := o.checkAdmin(); err != nil {
 		t.Errorf("--admin-insecure on 0.0.0.0: %v", err)
 	}
+}
+
+// TestServeDashboardOrigin: --dashboard-origin takes scheme://host[:port]
+// and refuses anything else before serve listens; through the real serve,
+// a change made with the dashboard's cookie from that origin is accepted
+// and one from another site is not.
+func TestServeDashboardOrigin(t *testing.T) {
+	base := []string{"serve", "--data-dir", t.TempDir(), "--metadata-addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0"}
+	mustFail(t, append(base, "--dashboard-origin", "ops.example.com"), `--dashboard-origin "ops.example.com"`)
+	mustFail(t, append(base, "--dashboard-origin", "https://ops.example.com/ui/"), `--dashboard-origin "https://ops.example.com/ui/"`)
+
+	s := startServer(t, "--dashboard-origin", "https://ops.example.com")
+	jar := signIn(t, s)
+	for origin, want := range map[string]int{"https://ops.example.com": http.StatusCreated, "https://evil.example": http.StatusForbidden} {
+		req, _ := http.NewRequest(http.MethodPost, s.adminURL+"/v1/scopes", strings.NewReader(`{"name":"s-`+strings.TrimPrefix(origin, "https://")[:3]+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", origin)
+		req.Header.Set("Sec-Fetch-Site", "cross-site")
+		resp, err := (&http.Client{Jar: jar}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want {
+			t.Errorf("a change with the cookie from %s = %d, want %d", origin, resp.StatusCode, want)
+		}
+	}
+}
+
+// signIn signs in to the dashboard of s and returns the cookie jar.
+func signIn(t *testing.T, s *testServer) http.CookieJar {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	client := &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.PostForm(s.adminURL+"/ui/login", url.Values{"token": {s.token}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign-in = %d, want 303", resp.StatusCode)
+	}
+	return jar
 }
 
 // TestAdminTLS serves the admin API over TLS and drives it with the CLI,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +44,7 @@ exec-attempts: 9
 		enableIdle: durationValue(48 * time.Hour), actuator: "exec"}
 	got := serveOptions{dataDir: o.dataDir, dev: o.dev, timeScale: o.timeScale, location: o.location,
 		maxUserOps: o.maxUserOps, enableIdle: o.enableIdle, actuator: o.actuator}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("options = %+v, want %+v", got, want)
 	}
 	if o.exec.command != `echo "$FOREWARN_VM"` || o.exec.attempts != 9 || o.exec.timeout != durationValue(10*time.Minute) {

@@ -95,7 +95,7 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 		return err
 	}
 	adminAPI := admin.NewServer(admin.Config{Fleet: fab, Token: token, Gatherer: reg, Registerer: reg,
-		Logger: log, Hub: hub, Replica: fab.Replica().ID, Version: version})
+		Logger: log, Hub: hub, Replica: fab.Replica().ID, Version: version, TrustedOrigins: o.dashOrigins})
 	scheme := "http"
 	if o.adminTLSCert != "" {
 		scheme = "https"
