@@ -13,6 +13,7 @@ import (
 type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	streams  prometheus.Gauge
 }
 
 // newMetrics makes the metrics and registers them with reg, if not nil. A
@@ -28,10 +29,15 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help:    "Time taken to answer admin API requests, by route pattern.",
 			Buckets: prometheus.DefBuckets,
 		}, []string{"route"}),
+		streams: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "forewarn_admin_streams",
+			Help: "Live streams (GET /v1/stream) open now: the dashboards following the fleet.",
+		}),
 	}
 	if reg != nil {
 		m.requests = mustRegister(reg, m.requests)
 		m.duration = mustRegister(reg, m.duration)
+		m.streams = mustRegister(reg, m.streams)
 	}
 	return m
 }
@@ -46,9 +52,15 @@ func mustRegister[C prometheus.Collector](reg prometheus.Registerer, c C) C {
 	return c
 }
 
+// streamRoute is the live stream's route, which lasts as long as a
+// dashboard stays open: its duration would only drown the others'.
+const streamRoute = "GET /v1/stream"
+
 // observe counts one answered request. route is the pattern that matched,
 // never the raw path, so that the number of series stays bounded.
 func (m *metrics) observe(route string, status int, elapsed time.Duration) {
 	m.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(route).Observe(elapsed.Seconds())
+	if route != streamRoute {
+		m.duration.WithLabelValues(route).Observe(elapsed.Seconds())
+	}
 }

@@ -1,9 +1,11 @@
 package admin_test
 
 import (
+	"fmt"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -37,6 +39,53 @@ func TestMetrics(t *testing.T) {
 	for _, raw := range []string{"/v1/scopes/web", "/v1/made/up/path"} {
 		if strings.Contains(a.body, `route="`+raw) {
 			t.Errorf("/metrics has the raw path %s as a label", raw)
+		}
+	}
+}
+
+// TestStreamMetrics: the gauge counts the live streams open, and a
+// stream's duration stays out of the request histogram.
+func TestStreamMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	api := admin.NewServer(admin.Config{Fleet: newFakeFleet(), Token: testToken, Hub: admin.NewHub(),
+		Registerer: reg, Gatherer: reg})
+	server := newStreamServer(t, api)
+	metric := func() string {
+		var b strings.Builder
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range families {
+			if f.GetName() == "forewarn_admin_streams" {
+				fmt.Fprint(&b, f.GetMetric()[0].GetGauge().GetValue())
+			}
+		}
+		return b.String()
+	}
+	s := openStream(t, server)
+	s.readInitial(t)
+	if got := metric(); got != "1" {
+		t.Errorf("forewarn_admin_streams with a stream open = %q, want 1", got)
+	}
+	s.close()
+	deadline := time.Now().Add(5 * time.Second)
+	for metric() != "0" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := metric(); got != "0" {
+		t.Errorf("forewarn_admin_streams after the stream closed = %q, want 0", got)
+	}
+	families, _ := reg.Gather()
+	for _, f := range families {
+		if f.GetName() == "forewarn_admin_request_duration_seconds" {
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetValue() == "GET /v1/stream" {
+						t.Errorf("the stream's duration is in the request histogram")
+					}
+				}
+			}
 		}
 	}
 }

@@ -62,7 +62,7 @@ func (s *Server) routes(gatherer prometheus.Gatherer) {
 	s.route("DELETE /v1/chaos/{id}", s.deleteChaos)
 
 	s.route("GET /v1/status", s.status)
-	s.mux.HandleFunc("GET /v1/stream", s.stream)
+	s.mux.HandleFunc(streamRoute, s.stream)
 
 	s.uiRoutes()
 }

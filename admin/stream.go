@@ -51,6 +51,8 @@ func (s *Server) stream(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodHead {
 		return
 	}
+	s.metrics.streams.Inc()
+	defer s.metrics.streams.Dec()
 	sw := newSSEWriter(w, gzipped)
 	ctx, stop := context.WithCancel(r.Context())
 	defer stop()
