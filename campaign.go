@@ -63,5 +63,9 @@ type ScopeProgress struct {
 	NoNotice bool `json:"noNotice,omitempty"`
 }
 
+// Ended reports whether the campaign is done or cancelled: it schedules
+// nothing more and can no longer be steered.
+func (c *Campaign) Ended() bool { return c.State == CampaignDone || c.State == CampaignCancelled }
+
 // Finished reports whether every update domain of the scope is done.
 func (p ScopeProgress) Finished() bool { return p.Done >= p.UpdateDomains }

@@ -97,14 +97,14 @@ const maxEndedCampaigns = 50
 // PublishCampaign notes the new state of a campaign.
 func (h *Hub) PublishCampaign(c *forewarn.Campaign) {
 	h.put(h.campaigns, c.ID, "campaign", c)
-	if c.State != forewarn.CampaignDone && c.State != forewarn.CampaignCancelled {
+	if !c.Ended() {
 		return
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var ended []*forewarn.Campaign
 	for _, it := range h.campaigns {
-		if e := it.v.(*forewarn.Campaign); e.State == forewarn.CampaignDone || e.State == forewarn.CampaignCancelled {
+		if e := it.v.(*forewarn.Campaign); e.Ended() {
 			ended = append(ended, e)
 		}
 	}

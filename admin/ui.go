@@ -136,12 +136,18 @@ func (s *Server) uiLogin(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	value, expires := s.sessions.issue()
-	http.SetCookie(w, &http.Cookie{
-		Name: sessionCookie, Value: value, Path: "/", Expires: expires,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: overTLS(r),
-	})
+	setSessionCookie(w, r, &http.Cookie{Value: value, Expires: expires})
 	s.log.Info("dashboard sign-in", "remote", r.RemoteAddr)
 	http.Redirect(w, r, "/ui/", http.StatusSeeOther)
+}
+
+// setSessionCookie sets the session cookie c (its value and lifetime) with
+// the attributes every setting of it shares, so that clearing it matches
+// the cookie it clears.
+func setSessionCookie(w http.ResponseWriter, r *http.Request, c *http.Cookie) {
+	c.Name, c.Path = sessionCookie, "/"
+	c.HttpOnly, c.SameSite, c.Secure = true, http.SameSiteStrictMode, overTLS(r)
+	http.SetCookie(w, c)
 }
 
 // overTLS reports whether the browser reached the server over TLS: its
@@ -158,10 +164,7 @@ func (s *Server) uiLogout(w http.ResponseWriter, r *http.Request) {
 	if c, err := r.Cookie(sessionCookie); err == nil {
 		s.sessions.revoke(c.Value)
 	}
-	http.SetCookie(w, &http.Cookie{
-		Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: overTLS(r),
-	})
+	setSessionCookie(w, r, &http.Cookie{MaxAge: -1})
 	http.Redirect(w, r, "/ui/login", http.StatusSeeOther)
 }
 

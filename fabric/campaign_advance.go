@@ -196,7 +196,7 @@ func names(vms []*forewarn.VM) []string {
 // full notice and impact, its scopes sharing ParallelScopes lanes; zero once
 // it has ended.
 func (f *Fabric) estimate(t *txn, c *forewarn.Campaign) time.Time {
-	if c.State == forewarn.CampaignDone || c.State == forewarn.CampaignCancelled {
+	if c.Ended() {
 		return time.Time{}
 	}
 	perDomain := f.scaled(max(time.Duration(c.Spec.Notice), minNotice[c.Spec.Type]) +

@@ -174,7 +174,7 @@ func activeCampaign(t *txn, id string) (*forewarn.Campaign, error) {
 	if err != nil {
 		return nil, err
 	}
-	if c.State == forewarn.CampaignDone || c.State == forewarn.CampaignCancelled {
+	if c.Ended() {
 		return nil, forewarn.Errorf(forewarn.ErrConflict, "campaign %s is %s", c.ID, c.State)
 	}
 	return c, nil
@@ -245,18 +245,13 @@ func (f *Fabric) cancelBatch(t *txn, c *forewarn.Campaign, batch int) (done bool
 	return true, nil
 }
 
-// active reports whether a campaign has not ended: running or paused.
-func active(c *forewarn.Campaign) bool {
-	return c.State == forewarn.CampaignRunning || c.State == forewarn.CampaignPaused
-}
-
 // advanceCampaigns moves every campaign that has not ended on, in one transaction
 // that writes only what changed; it reports whether events changed.
 func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
 	running := false
 	err := f.view(ctx, func(tx forewarn.Tx) error {
 		all, err := tx.Campaigns()
-		running = slices.ContainsFunc(all, active)
+		running = slices.ContainsFunc(all, func(c *forewarn.Campaign) bool { return !c.Ended() })
 		return err
 	})
 	if err != nil || !running {
@@ -270,7 +265,7 @@ func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
 			return err
 		}
 		for _, c := range all {
-			if !active(c) {
+			if c.Ended() {
 				continue
 			}
 			if err := f.advance(t, c); err != nil {

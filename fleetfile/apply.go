@@ -45,13 +45,18 @@ type applier struct {
 	file  string
 	size  int // scopes and VMs a batch, halved while the store finds it too large
 	held  []step
-	done  []Change
+	// creating counts the creates in held.
+	creating int
+	done     []Change
 }
 
 func (a *applier) step(s step) error {
 	if s.do == nil {
 		a.held = append(a.held, s)
-		if creates(a.held) < createBatch {
+		if s.creates() {
+			a.creating++
+		}
+		if a.creating < createBatch {
 			return nil
 		}
 		return a.flush()
@@ -86,6 +91,7 @@ func (a *applier) flush() error {
 		}
 		a.held = a.held[n:]
 	}
+	a.creating = 0
 	return nil
 }
 
@@ -110,11 +116,11 @@ func (a *applier) create(steps []step) error {
 	return a.fleet.CreateBatch(a.ctx, scopes, vms)
 }
 
-// creates counts the steps that create something.
-func creates(steps []step) int {
+// countCreates counts the steps that create something.
+func countCreates(steps []step) int {
 	n := 0
 	for _, s := range steps {
-		if s.scope != nil || s.vm != nil {
+		if s.creates() {
 			n++
 		}
 	}
@@ -126,7 +132,7 @@ func creates(steps []step) int {
 func prefix(steps []step, size int) int {
 	n := 0
 	for i, s := range steps {
-		if s.scope != nil || s.vm != nil {
+		if s.creates() {
 			if n++; n == size {
 				return i + 1
 			}
@@ -140,7 +146,7 @@ func prefix(steps []step, size int) int {
 func describeBatch(steps []step) string {
 	var first, last *step
 	for i := range steps {
-		if steps[i].scope != nil || steps[i].vm != nil {
+		if steps[i].creates() {
 			if first == nil {
 				first = &steps[i]
 			}
@@ -150,5 +156,5 @@ func describeBatch(steps []step) string {
 	if first == last {
 		return first.Kind + " " + first.Name
 	}
-	return fmt.Sprintf("%d scopes and VMs, %s %s to %s %s", creates(steps), first.Kind, first.Name, last.Kind, last.Name)
+	return fmt.Sprintf("%d scopes and VMs, %s %s to %s %s", countCreates(steps), first.Kind, first.Name, last.Kind, last.Name)
 }

@@ -58,6 +58,9 @@ type step struct {
 	do    func(ctx context.Context, fleet forewarn.Fleet) error
 }
 
+// creates reports whether the step creates a scope or a VM.
+func (s step) creates() bool { return s.scope != nil || s.vm != nil }
+
 // conflictError lists the conflicts of a plan, or returns nil if it has
 // none.
 func conflictError(file string, steps []step) error {
