@@ -71,7 +71,9 @@ type Fleet interface {
 	Degrade(ctx context.Context, vm string, notice time.Duration) (*Event, error)
 	// Resolve settles a started event whose actuation failed on some VMs:
 	// ResolveComplete completes it, ResolveRetry runs the failed VMs again.
-	Resolve(ctx context.Context, id string, action ResolveAction) (*Event, error)
+	// ErrConflict for an event with no failed VM, unless r.Force completes
+	// it anyway.
+	Resolve(ctx context.Context, id string, r Resolution) (*Event, error)
 
 	// StartCampaign starts a rollout of platform maintenance.
 	StartCampaign(ctx context.Context, spec CampaignSpec) (*Campaign, error)
@@ -99,6 +101,13 @@ const DefaultDegradeNotice = 7 * 24 * time.Hour
 
 // ResolveAction is how an admin settles an event whose actuation failed.
 type ResolveAction string
+
+// Resolution is how an admin settles an event: the action, and Force to
+// complete one whose actuation has not failed (cutting its impact short).
+type Resolution struct {
+	Action ResolveAction `json:"action"`
+	Force  bool          `json:"force,omitempty"`
+}
 
 // The ways to resolve an event.
 const (
@@ -146,8 +155,12 @@ type CampaignPublisher interface {
 // Actuator carries out a started event on one of its VMs: it returns once
 // the VM's maintenance is done, or an error once it has failed for good
 // (after its own retries). It must be idempotent: after a restart of the
-// server, a run that was under way is run again.
+// server, a run that was under way is run again, by the actuator the
+// server has then, which may be another one.
 type Actuator interface {
+	// Name names the actuator in the log and on the events it starts
+	// (Event.Actuator): "simulate", "exec".
+	Name() string
 	Actuate(ctx context.Context, e *Event, vm *VM) error
 }
 

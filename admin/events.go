@@ -59,14 +59,14 @@ func (s *Server) changeEvent(w http.ResponseWriter, r *http.Request,
 // resolve answers POST /v1/events/{id}/resolve: it settles a started event
 // whose actuation failed, as the body's action says.
 func (s *Server) resolve(w http.ResponseWriter, r *http.Request, _ url.Values) error {
-	var req resolveRequest
+	var req forewarn.Resolution
 	if err := decodeBody(w, r, &req); err != nil {
 		return err
 	}
 	if err := checkResolveAction(req.Action); err != nil {
 		return err
 	}
-	event, err := s.fleet.Resolve(r.Context(), r.PathValue("id"), req.Action)
+	event, err := s.fleet.Resolve(r.Context(), r.PathValue("id"), req)
 	if err != nil {
 		return err
 	}

@@ -46,6 +46,9 @@ func New(cfg Config) (*Actuator, error) {
 	}, nil
 }
 
+// Name is "exec".
+func (a *Actuator) Name() string { return "exec" }
+
 // Actuate runs the command for vm until it succeeds or has failed
 // cfg.Attempts times, waiting with backoff between attempts. It returns
 // nil once the command succeeded, ctx.Err() if ctx is done first (killing

@@ -90,21 +90,35 @@ func (f *Fabric) DeleteChaos(ctx context.Context, id string) error {
 // updateChaos changes the rules in force; they are published after the
 // commit.
 func (f *Fabric) updateChaos(ctx context.Context, fn func(*txn, []*forewarn.ChaosRule) ([]*forewarn.ChaosRule, error)) error {
-	return f.update(ctx, func(t *txn) error {
-		current, err := chaosRules(t, t.now)
-		if err != nil {
-			return err
-		}
-		rules, err := fn(t, current)
-		if err != nil {
-			return err
-		}
-		b, err := json.Marshal(rules)
-		if err != nil {
-			return err
-		}
-		t.chaos = &rules
-		return t.PutMeta(metaChaos, b)
+	return f.update(ctx, func(t *txn) error { return changeChaos(t, fn) })
+}
+
+func changeChaos(t *txn, fn func(*txn, []*forewarn.ChaosRule) ([]*forewarn.ChaosRule, error)) error {
+	current, err := chaosRules(t, t.now)
+	if err != nil {
+		return err
+	}
+	rules, err := fn(t, current)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(rules)
+	if err != nil {
+		return err
+	}
+	t.chaos = &rules
+	return t.PutMeta(metaChaos, b)
+}
+
+// dropChaosOf removes the chaos rules of a deleted scope or VM, so that one
+// created again under its name starts without them (DESIGN.md, invariant 8).
+func dropChaosOf(t *txn, matches func(*forewarn.ChaosRule) bool) error {
+	b, err := t.Meta(metaChaos)
+	if err != nil || b == nil {
+		return err
+	}
+	return changeChaos(t, func(_ *txn, rules []*forewarn.ChaosRule) ([]*forewarn.ChaosRule, error) {
+		return slices.DeleteFunc(rules, matches), nil
 	})
 }
 

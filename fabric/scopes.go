@@ -3,6 +3,7 @@ package fabric
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -146,7 +147,10 @@ func (f *Fabric) DeleteScope(ctx context.Context, name string) error {
 	})
 }
 
-// deleteScope deletes a scope and keeps its last incarnation.
+// deleteScope deletes a scope and keeps its last incarnation. What else
+// names it goes with it: the campaigns walking it skip the rest of it, and
+// its chaos rules end, so that a scope created again under its name starts
+// anew (DESIGN.md, invariant 8).
 func deleteScope(t *txn, s *forewarn.Scope) error {
 	if err := t.PutMeta(incarnationKey(s.Name), []byte(strconv.FormatInt(s.Incarnation, 10))); err != nil {
 		return err
@@ -155,6 +159,29 @@ func deleteScope(t *txn, s *forewarn.Scope) error {
 		return err
 	}
 	t.scopeDeleted(s.Name)
+	if err := dropChaosOf(t, func(r *forewarn.ChaosRule) bool { return forewarn.SameName(r.Scope, s.Name) }); err != nil {
+		return err
+	}
+	return leaveScope(t, s.Name)
+}
+
+// leaveScope marks the rest of a deleted scope skipped in every campaign
+// walking it.
+func leaveScope(t *txn, scope string) error {
+	campaigns, err := t.Campaigns()
+	if err != nil {
+		return err
+	}
+	for _, c := range campaigns {
+		i := slices.IndexFunc(c.Scopes, func(p forewarn.ScopeProgress) bool { return forewarn.SameName(p.Scope, scope) })
+		if c.Ended() || i < 0 || c.Scopes[i].Finished() {
+			continue
+		}
+		skipRest(&c.Scopes[i], "the scope was deleted")
+		if err := putCampaign(t, c); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -336,7 +336,7 @@ func (f *fakeFleet) Degrade(context.Context, string, time.Duration) (*forewarn.E
 	return nil, errFake
 }
 
-func (f *fakeFleet) Resolve(context.Context, string, forewarn.ResolveAction) (*forewarn.Event, error) {
+func (f *fakeFleet) Resolve(context.Context, string, forewarn.Resolution) (*forewarn.Event, error) {
 	return nil, errFake
 }
 

@@ -67,14 +67,15 @@ var scopeProgressTable = table[forewarn.ScopeProgress]{
 
 // progress sums a campaign's progress over its scopes.
 type progress struct {
-	done, total, inFlight int
-	noNotice              []string
+	done, skipped, total, inFlight int
+	noNotice                       []string
 }
 
 func progressOf(c *forewarn.Campaign) progress {
 	var p progress
 	for _, s := range c.Scopes {
 		p.done += min(s.Done, s.UpdateDomains)
+		p.skipped += len(s.Skipped)
 		p.total += s.UpdateDomains
 		if s.Event != "" {
 			p.inFlight++
@@ -98,10 +99,32 @@ func printCampaign(w io.Writer, format outputFormat, c *forewarn.Campaign) error
 	if err := scopeProgressTable.write(w, c.Scopes); err != nil {
 		return err
 	}
+	if err := writeSkipped(w, c); err != nil {
+		return err
+	}
 	if p := progressOf(c); len(p.noNotice) > 0 {
 		_, err := fmt.Fprintf(w, "\nNO NOTICE: %s %s not enabled Scheduled Events (no VM has asked for its events): %s events start at once, without notice.\n",
 			strings.Join(p.noNotice, ", "), plural(len(p.noNotice), "has", "have"), plural(len(p.noNotice), "its", "their"))
 		return err
+	}
+	return nil
+}
+
+// writeSkipped lists the update domains a campaign walked past without
+// maintaining them, and why.
+func writeSkipped(w io.Writer, c *forewarn.Campaign) error {
+	if progressOf(c).skipped == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintln(w, "\nSKIPPED (walked past, not maintained):"); err != nil {
+		return err
+	}
+	for _, p := range c.Scopes {
+		for _, s := range p.Skipped {
+			if _, err := fmt.Fprintf(w, "  %s update domain %d: %s\n", p.Scope, s.UpdateDomain, s.Reason); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -119,7 +142,7 @@ func writeCampaignSummary(w io.Writer, c *forewarn.Campaign) error {
 		{"Duration:", durationCell(c.DurationInSeconds)},
 		{"Notice:", noticeCell(c.Spec.Notice)},
 		{"Parallel scopes:", strconv.Itoa(max(c.Spec.ParallelScopes, 1))},
-		{"Progress:", fmt.Sprintf("%d/%d update domains done, %d %s in flight", p.done, p.total, p.inFlight, plural(p.inFlight, "event", "events"))},
+		{"Progress:", progressCell(p)},
 		{"Created:", timeCell(c.CreatedAt)},
 		{"Estimated end:", timeCell(c.EstimatedEnd)},
 		{"Ended:", timeCell(c.EndedAt)},
@@ -131,6 +154,17 @@ func writeCampaignSummary(w io.Writer, c *forewarn.Campaign) error {
 	}
 	_, err := fmt.Fprintln(w)
 	return err
+}
+
+// progressCell says how far a campaign is: "3/4 update domains done (1
+// skipped), 1 event in flight".
+func progressCell(p progress) string {
+	skipped := ""
+	if p.skipped > 0 {
+		skipped = fmt.Sprintf(" (%d skipped)", p.skipped)
+	}
+	return fmt.Sprintf("%d/%d update domains done%s, %d %s in flight",
+		p.done, p.total, skipped, p.inFlight, plural(p.inFlight, "event", "events"))
 }
 
 // noticeCell shows a campaign's notice: "the type's minimum" for zero.
