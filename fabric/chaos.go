@@ -93,6 +93,7 @@ func (f *Fabric) updateChaos(ctx context.Context, fn func(*txn, []*forewarn.Chao
 	return f.update(ctx, func(t *txn) error { return changeChaos(t, fn) })
 }
 
+// changeChaos is updateChaos in a transaction under way.
 func changeChaos(t *txn, fn func(*txn, []*forewarn.ChaosRule) ([]*forewarn.ChaosRule, error)) error {
 	current, err := chaosRules(t, t.now)
 	if err != nil {

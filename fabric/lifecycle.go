@@ -48,10 +48,7 @@ func (f *Fabric) finish(t *txn, e *forewarn.Event) error {
 	if e.Status == forewarn.Started && f.actuatedAll(e) {
 		return f.complete(t, e)
 	}
-	if err := t.PutEvent(e); err != nil {
-		return err
-	}
-	return nil
+	return t.PutEvent(e)
 }
 
 // complete ends a started event: evicted and terminated VMs are deleted,
