@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
@@ -169,6 +170,25 @@ func (s *store) save() error {
 		return fmt.Errorf("write state: %w", err)
 	}
 	return syncDir(dir)
+}
+
+// checkWritable makes sure save can write the state file at path: its
+// directory is created as save would create it, and takes a new file
+// (removed at once).
+func checkWritable(path string) error {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("%s: cannot create its directory: %w", path, err)
+	}
+	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	if err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = pe.Err // the temporary file's name says nothing
+		}
+		return fmt.Errorf("%s: cannot write in %s: %w", path, dir, err)
+	}
+	tmp.Close()
+	return os.Remove(tmp.Name())
 }
 
 // syncDir makes a rename in dir durable.
