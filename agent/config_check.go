@@ -248,9 +248,8 @@ func checkHeader(name, value string) error {
 	return nil
 }
 
-// checkState makes sure the state file at path can be read and written,
-// creating its directory as the first save would; it returns the opened
-// state. isDefault says that the path is DefaultStateFile, not asked for.
+// checkState makes sure the state file at path can be written and read;
+// it returns the opened state. isDefault says that the path is DefaultStateFile, not asked for.
 func checkState(ch *checker, path string, isDefault bool) *store {
 	err := checkWritable(path)
 	var st *store

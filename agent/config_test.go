@@ -171,22 +171,34 @@ func TestNewRefusesAnUnwritableStateFile(t *testing.T) {
 	}
 	_, err = New(*cfg, nil)
 	want := "agent config " + cfg.src.file + ": 2 problems:\n" +
-		"  state_file (line 1): " + file + "/state.json: cannot create its directory: mkdir " + file + ": not a directory\n" +
+		"  state_file (line 1): " + file + "/state.json: " + file + " is not a directory\n" +
 		`  approval.Reboot (line 2): unknown policy "always": want never, after-hook or immediately`
 	if err == nil || err.Error() != want {
 		t.Fatalf("error:\n%v\nwant:\n%s", err, want)
 	}
 }
 
-// TestNewMakesTheStateDirectory: a missing directory of the state file is
-// created at start, as the first save would, and nothing is left in it.
-func TestNewMakesTheStateDirectory(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "a", "b")
-	if _, err := New(Config{StateFile: filepath.Join(dir, "state.json")}, nil); err != nil {
+// TestNewLeavesNothingBehind: checking the state file leaves no file
+// next to it and creates no missing directory (the first save does), and
+// a directory above it that is a file is refused too.
+func TestNewLeavesNothingBehind(t *testing.T) {
+	dir := t.TempDir()
+	for _, path := range []string{filepath.Join(dir, "state.json"), filepath.Join(dir, "a", "b", "state.json")} {
+		if _, err := New(Config{StateFile: path}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
+			t.Fatalf("%s: %s holds %v (%v), want nothing", path, dir, entries, err)
+		}
+	}
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 0 {
-		t.Fatalf("state directory: %v, %v; want it empty", entries, err)
+	_, err := New(Config{StateFile: filepath.Join(file, "a", "state.json")}, nil)
+	want := "agent config: state_file: " + file + "/a/state.json: " + file + " is not a directory"
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %s", err, want)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/forewarn/forewarn/client"
@@ -172,23 +173,45 @@ func (s *store) save() error {
 	return syncDir(dir)
 }
 
-// checkWritable makes sure save can write the state file at path: its
-// directory is created as save would create it, and takes a new file
-// (removed at once).
+// checkWritable makes sure save can write the state file at path, and
+// leaves nothing behind: its directory must take a new file or, if it is
+// missing, the nearest directory above it that exists must take a new
+// directory (save creates the missing ones).
 func checkWritable(path string) error {
 	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("%s: cannot create its directory: %w", path, err)
+	existing := dir
+	for {
+		fi, err := os.Stat(existing)
+		if err == nil && !fi.IsDir() {
+			return fmt.Errorf("%s: %s is not a directory", path, existing)
+		}
+		parent := filepath.Dir(existing)
+		if err == nil || parent == existing {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		existing = parent
 	}
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
+	var probe string
+	var err error
+	if existing == dir {
+		var f *os.File
+		if f, err = os.CreateTemp(dir, filepath.Base(path)+".tmp*"); err == nil {
+			probe = f.Name()
+			f.Close()
+		}
+	} else {
+		probe, err = os.MkdirTemp(existing, filepath.Base(dir)+".tmp*")
+	}
 	if err != nil {
 		if pe, ok := errors.AsType[*fs.PathError](err); ok {
-			err = pe.Err // the temporary file's name says nothing
+			err = pe.Err // the probe's name says nothing
 		}
-		return fmt.Errorf("%s: cannot write in %s: %w", path, dir, err)
+		return fmt.Errorf("%s: cannot write in %s: %w", path, existing, err)
 	}
-	tmp.Close()
-	return os.Remove(tmp.Name())
+	return os.Remove(probe)
 }
 
 // syncDir makes a rename in dir durable.
