@@ -37,10 +37,12 @@ type Agent struct {
 	wg        sync.WaitGroup
 }
 
-// New checks cfg, with Validate and then the state file (its directory,
-// or the nearest one above it that exists, must take a new file; nothing
-// is left behind), opens the state file and prepares the client. It does not touch the network. The error of a bad
-// cfg is a *ConfigError that lists every problem.
+// New checks cfg with Validate, then the endpoint of FOREWARN_ENDPOINT if
+// cfg names none and the state file (its directory, or the nearest one
+// above it that exists, must take a new file; nothing is left behind),
+// opens the state file and prepares the client. It does not touch the
+// network. The error of a bad cfg is a *ConfigError that lists every
+// problem.
 func New(cfg Config, logger *slog.Logger) (*Agent, error) {
 	ch := cfg.check()
 	if cfg.Endpoint == "" {
