@@ -62,6 +62,10 @@ type Fleet interface {
 	Cancel(ctx context.Context, id string) (*Event, error)
 	// History lists up to limit finished and cancelled events, newest first.
 	History(ctx context.Context, limit int) ([]*Event, error)
+	// HistoryPage lists a page of the finished and cancelled events, newest
+	// first. next is the cursor to pass as q.After for the following page,
+	// "" on the last.
+	HistoryPage(ctx context.Context, q HistoryQuery) (events []*Event, next string, err error)
 
 	// Fail creates a hardware failure of a VM: a Platform Reboot, Started
 	// from its first appearance (SPEC.md 6, 10).

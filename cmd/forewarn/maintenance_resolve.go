@@ -35,7 +35,7 @@ func newMaintenanceResolveCommand(a *adminOptions) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return eventTable.printOne(cmd.OutOrStdout(), o.output, e)
+				return printEvent(cmd.OutOrStdout(), o.output, e)
 			})
 		},
 	}
