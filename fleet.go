@@ -58,7 +58,9 @@ type Fleet interface {
 	Event(ctx context.Context, id string) (*Event, error)
 	// Approve approves an event as the admin; a Scheduled event starts at once.
 	Approve(ctx context.Context, id string) (*Event, error)
-	// Cancel removes a Scheduled event; ErrConflict once it has started.
+	// Cancel removes a Scheduled event and returns it as it ended, with its
+	// Outcome (Cancelled) and EndedAt set and the Status it had;
+	// ErrConflict once it has started.
 	Cancel(ctx context.Context, id string) (*Event, error)
 	// History lists up to limit finished and cancelled events, newest first.
 	History(ctx context.Context, limit int) ([]*Event, error)
@@ -84,7 +86,9 @@ type Fleet interface {
 	Campaign(ctx context.Context, id string) (*Campaign, error)
 	// SteerCampaign pauses, resumes or cancels a campaign. Pausing stops new
 	// events (those in flight go on); cancelling also cancels its Scheduled
-	// events.
+	// events. Steering a campaign to the state it is in returns it as it is;
+	// pausing or resuming an ended one, or cancelling a done one, is
+	// ErrConflict.
 	SteerCampaign(ctx context.Context, id string, action CampaignAction) (*Campaign, error)
 
 	// AddChaos makes the metadata endpoint misbehave for a while.

@@ -202,7 +202,6 @@ func steerable(t *txn, id string, action forewarn.CampaignAction) (*forewarn.Cam
 var steered = map[forewarn.CampaignAction]string{
 	forewarn.PauseCampaign:  "paused",
 	forewarn.ResumeCampaign: "resumed",
-	forewarn.CancelCampaign: "cancelled",
 }
 
 // cancelCampaign cancels the Scheduled events of a campaign, those that
