@@ -21,7 +21,8 @@ type CampaignSpec struct {
 	Scopes []string `json:"scopes,omitempty"`
 	All    bool     `json:"all,omitempty"`
 	// Notice is the notice of each event; less than the type's minimum
-	// gives the minimum.
+	// gives the minimum. A started campaign's spec holds the notice its
+	// events get, the minimum if less was asked.
 	Notice Duration `json:"notice,omitempty"`
 	// Duration is each event's impact, shown as DurationInSeconds; zero
 	// takes the type's (Freeze 5 s; Reboot and Redeploy unknown, -1).

@@ -58,10 +58,16 @@ type Fleet interface {
 	Event(ctx context.Context, id string) (*Event, error)
 	// Approve approves an event as the admin; a Scheduled event starts at once.
 	Approve(ctx context.Context, id string) (*Event, error)
-	// Cancel removes a Scheduled event; ErrConflict once it has started.
+	// Cancel removes a Scheduled event and returns it as it ended, with its
+	// Outcome (Cancelled) and EndedAt set and the Status it had;
+	// ErrConflict once it has started.
 	Cancel(ctx context.Context, id string) (*Event, error)
 	// History lists up to limit finished and cancelled events, newest first.
 	History(ctx context.Context, limit int) ([]*Event, error)
+	// HistoryPage lists a page of the finished and cancelled events, newest
+	// first. next is the cursor to pass as q.After for the following page,
+	// "" on the last.
+	HistoryPage(ctx context.Context, q HistoryQuery) (events []*Event, next string, err error)
 
 	// Fail creates a hardware failure of a VM: a Platform Reboot, Started
 	// from its first appearance (SPEC.md 6, 10).
@@ -82,7 +88,9 @@ type Fleet interface {
 	Campaign(ctx context.Context, id string) (*Campaign, error)
 	// SteerCampaign pauses, resumes or cancels a campaign. Pausing stops new
 	// events (those in flight go on); cancelling also cancels its Scheduled
-	// events.
+	// events. Steering a campaign to the state it is in returns it as it is;
+	// pausing or resuming an ended one, or cancelling a done one, is
+	// ErrConflict.
 	SteerCampaign(ctx context.Context, id string, action CampaignAction) (*Campaign, error)
 
 	// AddChaos makes the metadata endpoint misbehave for a while.

@@ -74,15 +74,19 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, _ url.Values) e
 	return nil
 }
 
+// history answers GET /v1/history: a page of the finished and cancelled
+// events, newest first, with a Link to the next page if there is one.
 func (s *Server) history(w http.ResponseWriter, r *http.Request, q url.Values) error {
 	limit, err := parseLimit(q)
 	if err != nil {
 		return err
 	}
-	events, err := s.fleet.History(r.Context(), limit)
+	query := forewarn.HistoryQuery{After: q.Get("after"), Limit: limit}
+	events, next, err := s.fleet.HistoryPage(r.Context(), query)
 	if err != nil {
 		return err
 	}
+	setNextLink(w, r, historyQueryValues(query), next)
 	s.writeJSON(w, http.StatusOK, nonNil(events))
 	return nil
 }

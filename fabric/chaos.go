@@ -13,7 +13,7 @@ import (
 )
 
 // maxChaos bounds how long a fault lasts.
-const maxChaos = 7 * 24 * time.Hour
+const maxChaos = forewarn.MaxChaosFor
 
 // metaChaos is the meta key of the chaos rules, a JSON list.
 const metaChaos = "chaos"
@@ -56,7 +56,8 @@ func checkChaos(spec forewarn.ChaosSpec) error {
 	case spec.Status != 0 && !slices.Contains(forewarn.ChaosStatuses, spec.Status):
 		return forewarn.Errorf(forewarn.ErrInvalid, "invalid status %d: want 410, 429 or 500", spec.Status)
 	case spec.For > forewarn.Duration(maxChaos):
-		return forewarn.Errorf(forewarn.ErrInvalid, "invalid duration %s: a fault lasts at most %s", spec.For, forewarn.Duration(maxChaos))
+		return forewarn.Errorf(forewarn.ErrInvalid, "invalid duration %s: a fault lasts at most %s",
+			forewarn.FormatDuration(time.Duration(spec.For)), forewarn.FormatDuration(maxChaos))
 	case !(spec.Fraction > 0 && spec.Fraction <= 1):
 		return forewarn.Errorf(forewarn.ErrInvalid, "invalid fraction %g: want more than 0 and at most 1", spec.Fraction)
 	case spec.For <= 0:

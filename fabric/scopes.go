@@ -11,7 +11,9 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// CreateScope creates a scope, its incarnation at 1.
+// CreateScope creates a scope, its incarnation at 1, and returns it as
+// Scope would read it: Enabled says whether it gets notice now (with
+// AlwaysEnabled, at once).
 func (f *Fabric) CreateScope(ctx context.Context, spec forewarn.ScopeSpec) (*forewarn.Scope, error) {
 	s, err := newScope(spec)
 	if err != nil {
@@ -24,6 +26,8 @@ func (f *Fabric) CreateScope(ctx context.Context, spec forewarn.ScopeSpec) (*for
 	if err != nil {
 		return nil, err
 	}
+	f.enabling.overlay(s)
+	s.Enabled = f.enabled(s, f.clock.Now())
 	return s, nil
 }
 
@@ -141,7 +145,7 @@ func (f *Fabric) DeleteScope(ctx context.Context, name string) error {
 		}
 		if len(vms) > 0 {
 			return forewarn.Errorf(forewarn.ErrConflict,
-				"scope %q still has %d VMs: delete them first", s.Name, len(vms))
+				"scope %q still has %s: delete them first", s.Name, countOf(len(vms), "VM", "VMs"))
 		}
 		return deleteScope(t, s)
 	})

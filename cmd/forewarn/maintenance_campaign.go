@@ -90,10 +90,15 @@ func progressOf(c *forewarn.Campaign) progress {
 // printCampaign writes a campaign: its JSON, or a summary, a table of its
 // scopes and a warning naming the scopes that get no notice.
 func printCampaign(w io.Writer, format outputFormat, c *forewarn.Campaign) error {
+	return printCampaignNotice(w, format, c, noticeCell(c.Spec.Notice))
+}
+
+// printCampaignNotice is printCampaign with the summary's notice as given.
+func printCampaignNotice(w io.Writer, format outputFormat, c *forewarn.Campaign, notice string) error {
 	if format == outputJSON {
 		return writeJSON(w, c)
 	}
-	if err := writeCampaignSummary(w, c); err != nil {
+	if err := writeCampaignSummary(w, c, notice); err != nil {
 		return err
 	}
 	if err := scopeProgressTable.write(w, c.Scopes); err != nil {
@@ -130,8 +135,8 @@ func writeSkipped(w io.Writer, c *forewarn.Campaign) error {
 }
 
 // writeCampaignSummary writes a campaign's fields, one a line, then a
-// blank line.
-func writeCampaignSummary(w io.Writer, c *forewarn.Campaign) error {
+// blank line; notice is the line of its notice.
+func writeCampaignSummary(w io.Writer, c *forewarn.Campaign, notice string) error {
 	p := progressOf(c)
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
 	for _, f := range [][2]string{
@@ -140,7 +145,7 @@ func writeCampaignSummary(w io.Writer, c *forewarn.Campaign) error {
 		{"State:", string(c.State)},
 		{"Description:", c.Description},
 		{"Duration:", durationCell(c.DurationInSeconds)},
-		{"Notice:", noticeCell(c.Spec.Notice)},
+		{"Notice:", notice},
 		{"Parallel scopes:", strconv.Itoa(max(c.Spec.ParallelScopes, 1))},
 		{"Progress:", progressCell(p)},
 		{"Created:", timeCell(c.CreatedAt)},
@@ -167,7 +172,8 @@ func progressCell(p progress) string {
 		p.done, p.total, skipped, p.inFlight, plural(p.inFlight, "event", "events"))
 }
 
-// noticeCell shows a campaign's notice: "the type's minimum" for zero.
+// noticeCell shows a campaign's notice: "the type's minimum" for zero,
+// which a campaign started by an earlier release may hold.
 func noticeCell(d forewarn.Duration) string {
 	if d == 0 {
 		return "the type's minimum"

@@ -37,7 +37,7 @@ func newMaintenanceResolveCommand(a *adminOptions) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return eventTable.printOne(cmd.OutOrStdout(), o.output, e)
+				return printEvent(cmd.OutOrStdout(), o.output, e)
 			})
 		},
 	}
