@@ -125,8 +125,18 @@ func writeSkipped(w io.Writer, c *forewarn.Campaign) error {
 		return err
 	}
 	for _, p := range c.Scopes {
-		for _, s := range p.Skipped {
-			if _, err := fmt.Fprintf(w, "  %s update domain %d: %s\n", p.Scope, s.UpdateDomain, s.Reason); err != nil {
+		for i := 0; i < len(p.Skipped); {
+			// A run of update domains skipped for one reason takes a line.
+			first, last := p.Skipped[i], p.Skipped[i]
+			for i++; i < len(p.Skipped) && p.Skipped[i].Reason == first.Reason &&
+				p.Skipped[i].UpdateDomain == last.UpdateDomain+1; i++ {
+				last = p.Skipped[i]
+			}
+			domains := fmt.Sprintf("update domain %d", first.UpdateDomain)
+			if last != first {
+				domains = fmt.Sprintf("update domains %d-%d", first.UpdateDomain, last.UpdateDomain)
+			}
+			if _, err := fmt.Fprintf(w, "  %s %s: %s\n", p.Scope, domains, first.Reason); err != nil {
 				return err
 			}
 		}
