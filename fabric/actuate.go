@@ -45,14 +45,24 @@ func (f *Fabric) actuate(ctx context.Context, e *forewarn.Event) {
 		}
 		f.noteTakeover(e, name)
 		f.acts.wg.Go(func() {
-			defer f.acts.release(key)
-			f.actuateVM(ctx, e.ID, name)
+			settled := f.actuateVM(ctx, e.ID, name)
+			f.acts.release(key)
+			// The scheduler runs again what is not settled, after a while (the
+			// store may be out of reach), and what was asked for while this
+			// run held the claim (resolve --retry) at once.
+			if !settled && ctx.Err() == nil {
+				f.clock.AfterFunc(retryAfter, f.poke)
+			} else {
+				f.poke()
+			}
 		})
 	}
 }
 
-// actuateVM runs the actuator on one VM and records the outcome.
-func (f *Fabric) actuateVM(ctx context.Context, id, name string) {
+// actuateVM runs the actuator on one VM and records the outcome. It reports
+// whether the run is settled: its outcome recorded, or nothing left to
+// run (the event or the VM is gone).
+func (f *Fabric) actuateVM(ctx context.Context, id, name string) bool {
 	var e *forewarn.Event
 	var vm *forewarn.VM
 	err := f.view(ctx, func(tx forewarn.Tx) error {
@@ -63,15 +73,17 @@ func (f *Fabric) actuateVM(ctx context.Context, id, name string) {
 		vm, err = tx.VM(name)
 		return err
 	})
-	if err != nil {
-		if !errors.Is(err, forewarn.ErrNotFound) && ctx.Err() == nil {
+	if errors.Is(err, forewarn.ErrNotFound) {
+		return true
+	} else if err != nil {
+		if ctx.Err() == nil {
 			f.log.Error("actuate", "event", id, "vm", name, "err", err)
 		}
-		return
+		return false
 	}
 	runErr := f.cfg.Actuator.Actuate(ctx, e, vm)
 	if ctx.Err() != nil {
-		return // stopping: the run is done again after the restart
+		return false // stopping: the run is done again after the restart
 	}
 	if runErr != nil {
 		f.log.Error("actuation failed for good; the event stays Started until an admin resolves it",
@@ -87,9 +99,13 @@ func (f *Fabric) actuateVM(ctx context.Context, id, name string) {
 		}
 		return f.actuated(t, e, name, runErr)
 	})
-	if err != nil && ctx.Err() == nil {
-		f.log.Error("record actuation", "event", id, "vm", name, "err", err)
+	if err != nil {
+		if ctx.Err() == nil {
+			f.log.Error("record actuation; the run is done again", "event", id, "vm", name, "err", err)
+		}
+		return false
 	}
+	return true
 }
 
 // actuated records the outcome of a run on a VM the event still names, and

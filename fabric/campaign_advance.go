@@ -23,8 +23,9 @@ func (f *Fabric) advance(t *txn, c *forewarn.Campaign) error {
 		if err := f.step(t, c); err != nil {
 			return err
 		}
-	case forewarn.CampaignPaused:
-		// Events in flight go on while paused; their ends still count.
+	case forewarn.CampaignPaused, forewarn.CampaignCancelled:
+		// Events in flight go on while paused, and the Started ones of a
+		// cancelled campaign; their ends still count.
 		for i := range c.Scopes {
 			if err := settle(t, &c.Scopes[i]); err != nil {
 				return err
@@ -36,6 +37,12 @@ func (f *Fabric) advance(t *txn, c *forewarn.Campaign) error {
 	}
 	c.EstimatedEnd = f.estimate(t, c)
 	return putCampaign(t, c)
+}
+
+// moving reports whether a campaign may still change by itself: it has not
+// ended, or it was cancelled with events in flight that count when they end.
+func moving(c *forewarn.Campaign) bool {
+	return !c.Ended() || slices.ContainsFunc(c.Scopes, func(p forewarn.ScopeProgress) bool { return p.Event != "" })
 }
 
 // putCampaign stores a campaign and notes it for the metrics and the

@@ -274,13 +274,13 @@ func (f *Fabric) cancelBatch(t *txn, c *forewarn.Campaign, batch int) (done bool
 	return true, nil
 }
 
-// advanceCampaigns moves every campaign that has not ended on, in one transaction
+// advanceCampaigns moves every campaign that may still move on (moving), in one transaction
 // that writes only what changed; it reports whether events changed.
 func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
 	running := false
 	err := f.view(ctx, func(tx forewarn.Tx) error {
 		all, err := tx.Campaigns()
-		running = slices.ContainsFunc(all, func(c *forewarn.Campaign) bool { return !c.Ended() })
+		running = slices.ContainsFunc(all, moving)
 		return err
 	})
 	if err != nil || !running {
@@ -294,7 +294,7 @@ func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
 			return err
 		}
 		for _, c := range all {
-			if c.Ended() {
+			if !moving(c) {
 				continue
 			}
 			if err := f.advance(t, c); err != nil {

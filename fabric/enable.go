@@ -54,13 +54,18 @@ func (e *enabling) lastSeen(s *forewarn.Scope) time.Time {
 }
 
 // learnStored records what the store holds of a scope, as a published
-// snapshot shows it: the LastSeen of one that has enabled Scheduled Events,
-// unless a later one is known, so that a request to it needs no store write
-// before its answer; nothing for one that has not (a scope created again
-// under a deleted one's name), so that its first request enables it.
+// snapshot or a flush reads it: the LastSeen of one that has enabled
+// Scheduled Events, unless a later one is known, so that a request to it
+// needs no store write before its answer; nothing for one that has not (a
+// scope created again under a deleted one's name), so that its first
+// request enables it. A request seen before the scope was created was to a
+// deleted one of its name, and is forgotten.
 func (e *enabling) learnStored(key string, s *forewarn.Scope) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if e.seen[key].Before(s.CreatedAt) {
+		delete(e.seen, key)
+	}
 	if s.EnabledAt.IsZero() {
 		delete(e.stored, key)
 		return
@@ -188,7 +193,9 @@ func (f *Fabric) flushEnabling(ctx context.Context) error {
 	if len(pending) == 0 {
 		return nil
 	}
+	stored := map[string]*forewarn.Scope{}
 	err := f.update(ctx, func(t *txn) error {
+		clear(stored)
 		for key, seen := range pending {
 			s, err := t.Scope(key)
 			if errors.Is(err, forewarn.ErrNotFound) {
@@ -196,8 +203,13 @@ func (f *Fabric) flushEnabling(ctx context.Context) error {
 			} else if err != nil {
 				return err
 			}
-			if !seen.After(s.LastSeen) || seen.Before(s.CreatedAt) {
-				continue // another replica stored a later request, or the scope is new
+			stored[key] = s
+			// Not stored: a request older than what the store holds (another
+			// replica's), or than the scope (it was to a deleted one of its
+			// name), and one to a scope that has not enabled Scheduled Events,
+			// which only enable does, with the first-call delay.
+			if !seen.After(s.LastSeen) || seen.Before(s.CreatedAt) || s.EnabledAt.IsZero() {
+				continue
 			}
 			s.LastSeen = seen
 			if err := t.PutScope(s); err != nil {
@@ -209,8 +221,8 @@ func (f *Fabric) flushEnabling(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for key, seen := range pending {
-		f.enabling.setStored(key, seen)
+	for key, s := range stored {
+		f.enabling.learnStored(key, s)
 	}
 	return nil
 }

@@ -173,12 +173,17 @@ func (f *Fabric) update(ctx context.Context, fn func(*txn) error) error {
 	}
 	f.publish(t)
 	if t.wakeup || len(t.touched) > 0 || len(t.deleted) > 0 {
-		select {
-		case f.wake <- struct{}{}:
-		default:
-		}
+		f.poke()
 	}
 	return nil
+}
+
+// poke wakes the scheduler: it may have new work.
+func (f *Fabric) poke() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
 }
 
 // scopeEvents are the events in flight of a scope at an incarnation.

@@ -31,10 +31,7 @@ func (f *Fabric) follow(ctx context.Context) <-chan struct{} {
 		f.refreshUntilDone(ctx, forewarn.Change{All: true})
 		for c := range changes {
 			f.refreshUntilDone(ctx, c)
-			select {
-			case f.wake <- struct{}{}:
-			default:
-			}
+			f.poke()
 		}
 	}()
 	return done
