@@ -138,6 +138,12 @@ func (f *Fabric) nextDomain(t *txn, c *forewarn.Campaign, p *forewarn.ScopeProgr
 	} else if err != nil {
 		return err
 	}
+	if other, err := otherCampaignIn(t, c, scope.Name); err != nil || other != nil {
+		if other != nil {
+			p.Waiting = fmt.Sprintf("campaign %s has event %s (%s) in flight in the scope", other.Campaign, other.ID, other.Type)
+		}
+		return err
+	}
 	for ; !p.Finished(); p.Done++ {
 		vms, err := domainVMs(t, scope.Name, p.Done)
 		if err != nil {
@@ -174,6 +180,22 @@ func (f *Fabric) nextDomain(t *txn, c *forewarn.Campaign, p *forewarn.ScopeProgr
 	}
 	p.Waiting = ""
 	return nil
+}
+
+// otherCampaignIn returns an event in flight in the scope of another
+// campaign than c, or nil: platform maintenance hits one update domain of a
+// scope at a time (SPEC.md 8), also when two campaigns walk it.
+func otherCampaignIn(t *txn, c *forewarn.Campaign, scope string) (*forewarn.Event, error) {
+	events, err := t.Events(scope)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range events {
+		if e.Campaign != "" && e.Campaign != c.ID {
+			return e, nil
+		}
+	}
+	return nil, nil
 }
 
 // skipRest notes every update domain of a scope not yet walked as skipped.

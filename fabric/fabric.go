@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -235,7 +236,10 @@ func (f *Fabric) publish(t *txn) {
 	for key, s := range t.events {
 		f.keepEvents(key, s)
 	}
-	if t.eventEnded || len(t.campaigns) > 0 || len(t.removed) > 0 {
+	// A campaign may move on when an event ends, a campaign or a scope
+	// changes, or an event that deletes its VMs starts: a campaign does not
+	// wait for VMs being deleted (domainVMs).
+	if t.eventEnded || len(t.campaigns) > 0 || len(t.removed) > 0 || slices.ContainsFunc(t.started, deletesVMs) {
 		f.campaignsDue.Store(true)
 	}
 	if t.chaos != nil && f.publisher != nil {

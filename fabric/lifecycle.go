@@ -51,6 +51,11 @@ func (f *Fabric) finish(t *txn, e *forewarn.Event) error {
 	return t.PutEvent(e)
 }
 
+// deletesVMs reports whether an event deletes its VMs when it completes.
+func deletesVMs(e *forewarn.Event) bool {
+	return e.Type == forewarn.Preempt || e.Type == forewarn.Terminate
+}
+
 // complete ends a started event: evicted and terminated VMs are deleted,
 // the others take the state of what else is in flight on them, and the
 // event goes to the history.
@@ -58,7 +63,7 @@ func (f *Fabric) complete(t *txn, e *forewarn.Event) error {
 	if err := f.end(t, e, forewarn.Completed); err != nil {
 		return err
 	}
-	if e.Type == forewarn.Preempt || e.Type == forewarn.Terminate {
+	if deletesVMs(e) {
 		for _, name := range e.Resources {
 			if err := f.deleteVM(t, name); err != nil {
 				return err
