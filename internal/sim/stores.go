@@ -42,8 +42,10 @@ func (memOpener) reopens() bool                                { return false }
 // boltOpener closes the file at a restart and opens it again.
 type boltOpener struct{ path string }
 
-func (o boltOpener) open(context.Context) (forewarn.Store, error) { return bolt.Open(o.path, bolt.Options{}) }
-func (boltOpener) reopens() bool                                   { return true }
+func (o boltOpener) open(context.Context) (forewarn.Store, error) {
+	return bolt.Open(o.path, bolt.Options{})
+}
+func (boltOpener) reopens() bool { return true }
 
 // etcdOpener connects again at each restart, under the run's prefix.
 type etcdOpener struct{ endpoint, prefix string }
