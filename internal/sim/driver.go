@@ -59,7 +59,7 @@ func (f *Failure) Error() string {
 // Run runs a program against the system and the model, checking every
 // invariant after each operation. It returns the first violation, or nil.
 func Run(ctx context.Context, p Program, opts Options) (*Failure, Stats) {
-	d := &driver{ctx: ctx, opts: opts, m: newModel(p.Conf, opts), obs: newObservations(), accepted: map[string]bool{}}
+	d := &driver{ctx: ctx, opts: opts, m: newModel(p.Conf, opts), obs: newObservations(), accepted: map[string]bool{}, owners: map[string]string{}}
 	opens, err := openerOf(opts)
 	if err != nil {
 		return &Failure{Step: -1, Msg: err.Error()}, d.stats
@@ -103,6 +103,10 @@ type driver struct {
 	obs   *observations
 	step  int
 	stats Stats
+	// campaignsSeen is the model's campaigns when last compared.
+	campaignsSeen, chaosSeen string
+	// owners are the scope/VM of each address when last checked.
+	owners map[string]string
 	// accepted are the runs of the actuator the model expected when they
 	// started, by runKey.
 	accepted map[string]bool
@@ -340,20 +344,28 @@ func (d *driver) settle() error {
 	if _, err := d.w.fab.Tick(d.w.fctx); err != nil {
 		return fmt.Errorf("tick: %w", err)
 	}
-	events, _, err := d.w.fab.Events(d.ctx, forewarn.EventQuery{})
-	if err != nil {
-		return fmt.Errorf("events: %w", err)
+	var events []*forewarn.Event
+	var err error
+	if slices.ContainsFunc(d.m.eventsOf(""), d.m.handover) { // read only if the model needs it
+		if events, _, err = d.w.fab.Events(d.ctx, forewarn.EventQuery{}); err != nil {
+			return fmt.Errorf("events: %w", err)
+		}
 	}
-	campaigns, err := d.w.fab.Campaigns(d.ctx)
-	if err != nil {
-		return fmt.Errorf("campaigns: %w", err)
+	var campaigns []*forewarn.Campaign
+	idFor := func(c, scope string) string {
+		if campaigns == nil { // read only if the model needs it
+			if campaigns, err = d.w.fab.Campaigns(d.ctx); err != nil {
+				campaigns = []*forewarn.Campaign{}
+			}
+		}
+		return progressIDs(campaigns...)(c, scope)
 	}
 	inFlight := map[string]bool{}
 	for _, e := range events {
 		inFlight[e.ID] = true
 	}
 	for _, e := range d.m.events {
-		if d.m.handover(e) && !inFlight[e.ID] && d.m.conf.Actuator {
+		if d.m.handover(e) && !inFlight[e.ID] && d.m.conf.Actuator && events != nil {
 			for _, r := range e.Resources {
 				if !d.w.runs.ok[runKey(e.ID, r)] {
 					return fmt.Errorf("event %s (%s), started under the simulated actuator, completed under exec without exec running on vm %s (DESIGN: the new actuator finishes what the old one left)", e.ID, e.Type, r)
@@ -361,7 +373,10 @@ func (d *driver) settle() error {
 			}
 		}
 	}
-	d.m.tick(func(id string) bool { return !inFlight[id] }, progressIDs(campaigns...))
+	d.m.tick(func(id string) bool { return !inFlight[id] }, idFor)
+	if err != nil {
+		return fmt.Errorf("campaigns: %w", err)
+	}
 	if err := d.awaitRuns(); err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -34,7 +35,7 @@ func TestSimulation(t *testing.T) {
 	opts := options()
 	opts.Store, opts.Dir = *storeFlag, t.TempDir()
 	n := cmpOr(*opsFlag, 1000)
-	seeds := cmpOr(*seedsFlag, 60)
+	seeds := cmpOr(*seedsFlag, 50)
 	if testing.Short() {
 		seeds = cmpOr(*seedsFlag, 5)
 	}
@@ -102,5 +103,6 @@ func cmpOr(a, b int) int {
 
 func TestMain(m *testing.M) {
 	flag.Parse()
+	debug.SetGCPercent(400) // a run's heap is small: collect it less often
 	os.Exit(m.Run())
 }
