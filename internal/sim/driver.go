@@ -132,7 +132,7 @@ func expect(what string, got, want error) error {
 func (d *driver) masked(op *Op) bool {
 	m := d.m
 	gone := func(name string) bool { return m.usedNames[key(name)] && m.scopes[key(name)] == nil }
-	if d.opts.KeepActuator && op.Kind == OpRestart {
+	if op.Kind == OpRestart && ((d.opts.NoExecToSim && m.conf.Actuator) || (d.opts.NoSimToExec && !m.conf.Actuator)) {
 		op.Conf.Actuator = m.conf.Actuator
 	}
 	if !d.opts.NoRecreate {
@@ -377,10 +377,13 @@ func (d *driver) settle() error {
 	if err != nil {
 		return fmt.Errorf("campaigns: %w", err)
 	}
-	if err := d.awaitRuns(); err != nil {
+	// The runs change nothing until they end: check first, so that a
+	// state the model did not expect is reported as such, not as a run
+	// the fabric did not start.
+	if err := d.checkAll(false); err != nil {
 		return err
 	}
-	return d.checkAll(false)
+	return d.awaitRuns()
 }
 
 // awaitRuns waits until the actuator runs on every VM the model expects,

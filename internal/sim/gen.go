@@ -139,11 +139,7 @@ func (g *gen) next(m *model) Op {
 	case OpAdvance:
 		return Op{Kind: k, D: steps[g.weighted(stepWeights)] + time.Duration(g.r.IntN(1000))*time.Millisecond}
 	default:
-		c := g.conf()
-		if g.opts.KeepActuator {
-			c.Actuator = m.conf.Actuator
-		}
-		return Op{Kind: OpRestart, Conf: c}
+		return Op{Kind: OpRestart, Conf: g.conf()}
 	}
 }
 
