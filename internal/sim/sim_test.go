@@ -116,3 +116,31 @@ func TestMain(m *testing.M) {
 	debug.SetGCPercent(400) // a run's heap is small: collect it less often
 	os.Exit(m.Run())
 }
+
+// TestStores runs a few seeds on bbolt, which a restart closes and opens
+// again, and on etcd: an embedded one, or the one FOREWARN_SIM_ETCD names.
+func TestStores(t *testing.T) {
+	t.Run("bolt", func(t *testing.T) {
+		opts := options()
+		opts.Store, opts.Dir = "bolt", t.TempDir()
+		var total Stats
+		for seed := uint64(101); seed <= 102; seed++ {
+			runSeed(t, seed, 300, opts, &total)
+		}
+		t.Logf("%d operations on bbolt", total.Ops)
+	})
+	t.Run("etcd", func(t *testing.T) {
+		endpoint := os.Getenv("FOREWARN_SIM_ETCD")
+		if endpoint == "" {
+			if testing.Short() {
+				t.Skip("-short: no embedded etcd (set FOREWARN_SIM_ETCD to use one)")
+			}
+			endpoint = startEtcd(t)
+		}
+		opts := options()
+		opts.Store, opts.Etcd = "etcd", endpoint
+		var total Stats
+		runSeed(t, 201, 200, opts, &total)
+		t.Logf("%d operations on etcd", total.Ops)
+	})
+}
