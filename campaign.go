@@ -21,7 +21,8 @@ type CampaignSpec struct {
 	Scopes []string `json:"scopes,omitempty"`
 	All    bool     `json:"all,omitempty"`
 	// Notice is the notice of each event; less than the type's minimum
-	// gives the minimum.
+	// gives the minimum. A started campaign's spec holds the notice its
+	// events get, the minimum if less was asked.
 	Notice Duration `json:"notice,omitempty"`
 	// Duration is each event's impact, shown as DurationInSeconds; zero
 	// takes the type's (Freeze 5 s; Reboot and Redeploy unknown, -1).
@@ -61,7 +62,20 @@ type ScopeProgress struct {
 	// NoNotice says the scope has not enabled Scheduled Events: its events
 	// start at once.
 	NoNotice bool `json:"noNotice,omitempty"`
+	// Skipped are the update domains among the Done that were not
+	// maintained, and why: their event was cancelled, or they had no VMs.
+	Skipped []SkippedDomain `json:"skipped,omitempty"`
 }
+
+// SkippedDomain is an update domain a campaign walked past without
+// maintaining it.
+type SkippedDomain struct {
+	UpdateDomain int    `json:"updateDomain"`
+	Reason       string `json:"reason"`
+}
+
+// Maintained is how many of the Done update domains were maintained.
+func (p ScopeProgress) Maintained() int { return p.Done - len(p.Skipped) }
 
 // Ended reports whether the campaign is done or cancelled: it schedules
 // nothing more and can no longer be steered.

@@ -28,6 +28,9 @@ type ChaosRule struct {
 	Until     time.Time `json:"until"`
 }
 
+// MaxChaosFor is the longest a chaos rule lasts.
+const MaxChaosFor = 7 * 24 * time.Hour
+
 // The statuses a chaos rule may answer with.
 var ChaosStatuses = []int{410, 429, 500}
 

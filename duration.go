@@ -34,6 +34,31 @@ func ParseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// FormatDuration writes a duration as the command line takes it, in days
+// where it has whole days and without zero minutes or seconds at its end:
+// "7d", "1d12h", "15m", "1m30s", "500ms".
+func FormatDuration(d time.Duration) string {
+	const day = 24 * time.Hour
+	if d < 0 {
+		return "-" + FormatDuration(-d)
+	}
+	s := ""
+	if d >= day {
+		s = strconv.FormatInt(int64(d/day), 10) + "d"
+		if d %= day; d == 0 {
+			return s
+		}
+	}
+	rest := d.String()
+	if t, ok := strings.CutSuffix(rest, "m0s"); ok {
+		rest = t + "m"
+	}
+	if t, ok := strings.CutSuffix(rest, "h0m"); ok {
+		rest = t + "h"
+	}
+	return s + rest
+}
+
 // String returns Go's syntax.
 func (d Duration) String() string { return time.Duration(d).String() }
 

@@ -22,6 +22,23 @@ func TestParseDuration(t *testing.T) {
 	}
 }
 
+func TestFormatDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		7 * 24 * time.Hour: "7d", 8 * 24 * time.Hour: "8d", 36 * time.Hour: "1d12h",
+		24*time.Hour + 90*time.Second: "1d1m30s", 15 * time.Minute: "15m", 2 * time.Hour: "2h",
+		90 * time.Second: "1m30s", 500 * time.Millisecond: "500ms", 0: "0s", -time.Hour: "-1h",
+	} {
+		if got := FormatDuration(d); got != want {
+			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
+		}
+		if d >= 0 {
+			if back, err := ParseDuration(FormatDuration(d)); err != nil || back != d {
+				t.Errorf("ParseDuration(FormatDuration(%v)) = %v, %v", d, back, err)
+			}
+		}
+	}
+}
+
 func TestDurationJSON(t *testing.T) {
 	var d Duration
 	if err := json.Unmarshal([]byte(`"7d"`), &d); err != nil || time.Duration(d) != 7*24*time.Hour {

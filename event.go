@@ -82,9 +82,13 @@ type Event struct {
 	ApprovedBy string    `json:"approvedBy,omitempty"`
 	ApprovedAt time.Time `json:"approvedAt,omitzero"`
 	StartedAt  time.Time `json:"startedAt,omitzero"`
-	// EndsAt is when the simulated impact of a started event ends and it
-	// completes; zero while an actuator carries it out.
+	// EndsAt is when the nominal impact of a started event ends: the
+	// simulate actuator completes it then; another actuator when its runs
+	// are done, which may be sooner or later.
 	EndsAt time.Time `json:"endsAt,omitzero"`
+	// Actuator names the actuator that started the event; after a restart
+	// with another one, that one finishes it.
+	Actuator string `json:"actuator,omitempty"`
 	// Actuated lists the VMs the actuator has finished; Failed those on
 	// which it failed for good, which hold the event Started until an admin
 	// resolves it.

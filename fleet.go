@@ -58,10 +58,16 @@ type Fleet interface {
 	Event(ctx context.Context, id string) (*Event, error)
 	// Approve approves an event as the admin; a Scheduled event starts at once.
 	Approve(ctx context.Context, id string) (*Event, error)
-	// Cancel removes a Scheduled event; ErrConflict once it has started.
+	// Cancel removes a Scheduled event and returns it as it ended, with its
+	// Outcome (Cancelled) and EndedAt set and the Status it had;
+	// ErrConflict once it has started.
 	Cancel(ctx context.Context, id string) (*Event, error)
 	// History lists up to limit finished and cancelled events, newest first.
 	History(ctx context.Context, limit int) ([]*Event, error)
+	// HistoryPage lists a page of the finished and cancelled events, newest
+	// first. next is the cursor to pass as q.After for the following page,
+	// "" on the last.
+	HistoryPage(ctx context.Context, q HistoryQuery) (events []*Event, next string, err error)
 
 	// Fail creates a hardware failure of a VM: a Platform Reboot, Started
 	// from its first appearance (SPEC.md 6, 10).
@@ -71,7 +77,9 @@ type Fleet interface {
 	Degrade(ctx context.Context, vm string, notice time.Duration) (*Event, error)
 	// Resolve settles a started event whose actuation failed on some VMs:
 	// ResolveComplete completes it, ResolveRetry runs the failed VMs again.
-	Resolve(ctx context.Context, id string, action ResolveAction) (*Event, error)
+	// ErrConflict for an event with no failed VM, unless r.Force completes
+	// it anyway.
+	Resolve(ctx context.Context, id string, r Resolution) (*Event, error)
 
 	// StartCampaign starts a rollout of platform maintenance.
 	StartCampaign(ctx context.Context, spec CampaignSpec) (*Campaign, error)
@@ -80,7 +88,9 @@ type Fleet interface {
 	Campaign(ctx context.Context, id string) (*Campaign, error)
 	// SteerCampaign pauses, resumes or cancels a campaign. Pausing stops new
 	// events (those in flight go on); cancelling also cancels its Scheduled
-	// events.
+	// events. Steering a campaign to the state it is in returns it as it is;
+	// pausing or resuming an ended one, or cancelling a done one, is
+	// ErrConflict.
 	SteerCampaign(ctx context.Context, id string, action CampaignAction) (*Campaign, error)
 
 	// AddChaos makes the metadata endpoint misbehave for a while.
@@ -99,6 +109,13 @@ const DefaultDegradeNotice = 7 * 24 * time.Hour
 
 // ResolveAction is how an admin settles an event whose actuation failed.
 type ResolveAction string
+
+// Resolution is how an admin settles an event: the action, and Force to
+// complete one whose actuation has not failed (cutting its impact short).
+type Resolution struct {
+	Action ResolveAction `json:"action"`
+	Force  bool          `json:"force,omitempty"`
+}
 
 // The ways to resolve an event.
 const (
@@ -146,8 +163,12 @@ type CampaignPublisher interface {
 // Actuator carries out a started event on one of its VMs: it returns once
 // the VM's maintenance is done, or an error once it has failed for good
 // (after its own retries). It must be idempotent: after a restart of the
-// server, a run that was under way is run again.
+// server, a run that was under way is run again, by the actuator the
+// server has then, which may be another one.
 type Actuator interface {
+	// Name names the actuator in the log and on the events it starts
+	// (Event.Actuator): "simulate", "exec".
+	Name() string
 	Actuate(ctx context.Context, e *Event, vm *VM) error
 }
 

@@ -44,6 +44,22 @@ type EventQuery struct {
 	Limit int
 }
 
+// HistoryQuery selects the page of the history, finished and cancelled
+// events, that Fleet.HistoryPage lists, newest first (the order in which
+// they ended).
+type HistoryQuery struct {
+	// After resumes a listing: it is the next cursor of the previous page,
+	// opaque, and the page begins with the event that ended before the one
+	// it stands for. "" begins at the newest. A cursor that no page
+	// returned is ErrInvalid.
+	After string
+	// Limit is the most events one page holds; 0 lists the whole history.
+	Limit int
+}
+
+// Check refuses a query that cannot be answered: a negative limit.
+func (q HistoryQuery) Check() error { return checkLimit(q.Limit) }
+
 // Priorities lists every priority of a VM.
 var Priorities = []Priority{Regular, Spot}
 

@@ -13,11 +13,6 @@ type degradeRequest struct {
 	Notice forewarn.Duration `json:"notice,omitempty"`
 }
 
-// resolveRequest is the body of POST /v1/events/{id}/resolve.
-type resolveRequest struct {
-	Action forewarn.ResolveAction `json:"action"`
-}
-
 // resolveActions are the actions of POST /v1/events/{id}/resolve.
 var resolveActions = []forewarn.ResolveAction{forewarn.ResolveComplete, forewarn.ResolveRetry}
 

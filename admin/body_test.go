@@ -56,7 +56,7 @@ func TestBadRequests(t *testing.T) {
 		{"resolve unknown action", "POST", "/v1/events/EVT-0001/resolve", `{"action":"finish"}`, nil, 400, `unknown action "finish": use complete or retry`},
 		{"resolve action case", "POST", "/v1/events/EVT-0001/resolve", `{"action":"Retry"}`, nil, 400, `unknown action "Retry"`},
 		{"resolve action type", "POST", "/v1/events/EVT-0001/resolve", `{"action":1}`, nil, 400, `field "action" must be a string (got number)`},
-		{"resolve unknown field", "POST", "/v1/events/EVT-0001/resolve", `{"action":"retry","force":true}`, nil, 400, `unknown field "force"`},
+		{"resolve unknown field", "POST", "/v1/events/EVT-0001/resolve", `{"action":"retry","forced":true}`, nil, 400, `unknown field "forced"`},
 		{"campaign unknown field", "POST", "/v1/campaigns", `{"type":"Reboot","all":true,"udsAtOnce":2}`, nil, 400, `unknown field "udsAtOnce"`},
 		{"campaign wrong type", "POST", "/v1/campaigns", `{"type":"Reboot","parallelScopes":"2"}`, nil, 400, `field "parallelScopes" must be a whole number (got string)`},
 		{"campaign scopes not a list", "POST", "/v1/campaigns", `{"type":"Reboot","scopes":"web"}`, nil, 400, `field "scopes" must be an array (got string)`},

@@ -2,6 +2,7 @@ package admin
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,6 +13,11 @@ import (
 
 // maxErrorBytes is as much of an error answer as the client reads.
 const maxErrorBytes = 64 << 10
+
+// ErrNotAdminAPI is returned when the server at the client's base URL
+// answers an API path with a 404 that is not the admin API's: the URL
+// names another server, such as forewarn's metadata listener.
+var ErrNotAdminAPI = errors.New("not forewarn's admin API")
 
 // responseError turns an error answer back into the error the server's
 // Fleet returned: an *forewarn.Error wrapping the sentinel the code (or
@@ -25,6 +31,12 @@ func (c *Client) responseError(resp *http.Response) error {
 	}
 	if k, ok := kindByCode(body.Code); ok {
 		return &forewarn.Error{Kind: k.err, Message: body.Error}
+	}
+	if resp.StatusCode == http.StatusNotFound && body.Code == "" {
+		// The admin API answers every path it does not serve with a code:
+		// this is another server, such as the metadata listener.
+		return fmt.Errorf("%s answered %s %s with 404 %q: %w",
+			c.base, resp.Request.Method, resp.Request.URL.Path, body.Error, ErrNotAdminAPI)
 	}
 	if sentinel := statusSentinel(resp.StatusCode); sentinel != nil {
 		return &forewarn.Error{Kind: sentinel, Message: body.Error}

@@ -38,6 +38,20 @@ func (c *Client) Events(ctx context.Context, q forewarn.EventQuery) (events []*f
 	})
 }
 
+// HistoryPage lists the finished and cancelled events, newest first. With
+// q.Limit 0 it follows the pages to the last and returns the whole
+// history; with a limit it returns one page and the cursor of the next, ""
+// on the last.
+func (c *Client) HistoryPage(ctx context.Context, q forewarn.HistoryQuery) (events []*forewarn.Event, next string, err error) {
+	if err := q.Check(); err != nil {
+		return nil, "", err
+	}
+	return listPages[*forewarn.Event](ctx, c, "/v1/history", q.After, q.Limit, func(after string, limit int) url.Values {
+		q.After, q.Limit = after, limit
+		return historyQueryValues(q)
+	})
+}
+
 // listPages returns one page of a listing if limit is set, and else every
 // page from after on, asking c.pageSize items at a time. query returns the
 // query string of the page that begins after the cursor.

@@ -36,15 +36,15 @@ func (c *Client) Degrade(ctx context.Context, vm string, notice time.Duration) (
 }
 
 // Resolve settles a started event whose actuation failed on some VMs.
-func (c *Client) Resolve(ctx context.Context, id string, action forewarn.ResolveAction) (*forewarn.Event, error) {
+func (c *Client) Resolve(ctx context.Context, id string, r forewarn.Resolution) (*forewarn.Event, error) {
 	p, err := itemPath("/v1/events", "event id", id)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkResolveAction(action); err != nil {
+	if err := checkResolveAction(r.Action); err != nil {
 		return nil, err
 	}
-	return call[*forewarn.Event](ctx, c, http.MethodPost, p+"/resolve", nil, resolveRequest{Action: action})
+	return call[*forewarn.Event](ctx, c, http.MethodPost, p+"/resolve", nil, r)
 }
 
 // StartCampaign starts a rollout of platform maintenance.

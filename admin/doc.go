@@ -8,6 +8,7 @@
 //
 // Routes:
 //
+//	GET    /                            302 to /ui/
 //	GET    /healthz                     {"status":"ok"}
 //	GET    /metrics                     Prometheus metrics
 //	GET    /v1/scopes                   list scopes
@@ -27,7 +28,7 @@
 //	POST   /v1/events/{id}/approve      approve as the admin -> 200 event
 //	POST   /v1/events/{id}/cancel       cancel a Scheduled event -> 200 event
 //	POST   /v1/events/{id}/resolve      {"action":"complete"|"retry"} -> 200 event
-//	GET    /v1/history[?limit=N]        finished events, newest first (limit 1..10000, default 100)
+//	GET    /v1/history[?after=C&limit=N] a page of finished events, newest first (limit 1..10000, default 100)
 //	GET    /v1/campaigns                campaigns, newest first
 //	POST   /v1/campaigns                start a campaign (forewarn.CampaignSpec) -> 201
 //	GET    /v1/campaigns/{id}           one campaign and its progress
@@ -46,8 +47,10 @@
 // status and source for events (in any case). limit is the page size, 1 to
 // MaxListLimit, DefaultListLimit if absent. When more follows, a Link
 // header (RFC 8288, rel="next") gives the next page: the same query with
-// after set to the page's cursor. The Client's VMs and Events follow these
-// links when the query has no Limit.
+// after set to the page's cursor. The history pages the same way, with after
+// and limit only, a page of 100 unless limit says otherwise. The Client's
+// VMs, Events and HistoryPage follow these links when the query has no
+// Limit.
 //
 // Routes that take no input accept no body or an empty JSON object. Bodies
 // are checked before the Fleet sees them: JSON, no unknown fields, and the
@@ -63,4 +66,7 @@
 // Errors are answered as {"error":"<message>","code":"<kind>"} with the
 // status StatusCode gives; the Client turns them back into *forewarn.Error
 // values that wrap the same sentinel, so errors.Is works alike on both sides.
+// The errors that wrap no sentinel have codes too: method_not_allowed (405)
+// and internal (500). A 404 without a code comes from another server than
+// this API: the Client says so with ErrNotAdminAPI.
 package admin

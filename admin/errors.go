@@ -9,11 +9,22 @@ import (
 
 // errorBody is the JSON of every error response. Code names the sentinel the
 // error wraps, so that the client can restore it where the status alone is
-// ambiguous (ErrConflict and ErrLimit are both 409).
+// ambiguous (ErrConflict and ErrLimit are both 409), or one of the codes
+// below. Every error the API answers has one.
 type errorBody struct {
 	Error string `json:"error"`
 	Code  string `json:"code,omitempty"`
 }
+
+// The codes of the errors that wrap no sentinel.
+const (
+	// codeMethodNotAllowed answers a method that the path does not take
+	// (405, with an Allow header).
+	codeMethodNotAllowed = "method_not_allowed"
+	// codeInternal answers a failure on the server's side (500); the
+	// details are in the server's log.
+	codeInternal = "internal"
+)
 
 // kind ties a root sentinel to its HTTP status and its code on the wire.
 type kind struct {

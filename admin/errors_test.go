@@ -128,7 +128,7 @@ func TestClientMapsForeignErrors(t *testing.T) {
 		body   string
 		want   error
 	}{
-		{404, "404 page not found\n", forewarn.ErrNotFound},
+		{404, "404 page not found\n", admin.ErrNotAdminAPI}, // the admin API's own 404 has a code
 		{409, `{"error":"taken"}`, forewarn.ErrConflict},
 		{400, `{"error":"bad"}`, forewarn.ErrInvalid},
 		{413, "", forewarn.ErrInvalid},

@@ -59,14 +59,14 @@ func (s *Server) changeEvent(w http.ResponseWriter, r *http.Request,
 // resolve answers POST /v1/events/{id}/resolve: it settles a started event
 // whose actuation failed, as the body's action says.
 func (s *Server) resolve(w http.ResponseWriter, r *http.Request, _ url.Values) error {
-	var req resolveRequest
+	var req forewarn.Resolution
 	if err := decodeBody(w, r, &req); err != nil {
 		return err
 	}
 	if err := checkResolveAction(req.Action); err != nil {
 		return err
 	}
-	event, err := s.fleet.Resolve(r.Context(), r.PathValue("id"), req.Action)
+	event, err := s.fleet.Resolve(r.Context(), r.PathValue("id"), req)
 	if err != nil {
 		return err
 	}
@@ -74,15 +74,19 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, _ url.Values) e
 	return nil
 }
 
+// history answers GET /v1/history: a page of the finished and cancelled
+// events, newest first, with a Link to the next page if there is one.
 func (s *Server) history(w http.ResponseWriter, r *http.Request, q url.Values) error {
 	limit, err := parseLimit(q)
 	if err != nil {
 		return err
 	}
-	events, err := s.fleet.History(r.Context(), limit)
+	query := forewarn.HistoryQuery{After: q.Get("after"), Limit: limit}
+	events, next, err := s.fleet.HistoryPage(r.Context(), query)
 	if err != nil {
 		return err
 	}
+	setNextLink(w, r, historyQueryValues(query), next)
 	s.writeJSON(w, http.StatusOK, nonNil(events))
 	return nil
 }

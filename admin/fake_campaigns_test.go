@@ -116,7 +116,12 @@ func (f *fakeFleet) SteerCampaign(_ context.Context, id string, action forewarn.
 	if !ok {
 		return nil, forewarn.Errorf(forewarn.ErrNotFound, "campaign %q not found", id)
 	}
-	if c.State == forewarn.CampaignCancelled || c.State == forewarn.CampaignDone {
+	switch {
+	case action == forewarn.CancelCampaign && c.State == forewarn.CampaignCancelled,
+		action == forewarn.PauseCampaign && c.State == forewarn.CampaignPaused,
+		action == forewarn.ResumeCampaign && c.State == forewarn.CampaignRunning:
+		return cloneCampaign(c), nil // as the fabric: already so, no change
+	case c.State == forewarn.CampaignCancelled || c.State == forewarn.CampaignDone:
 		return nil, forewarn.Errorf(forewarn.ErrConflict, "campaign %s has ended (%s)", id, c.State)
 	}
 	switch action {

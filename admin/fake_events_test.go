@@ -172,3 +172,23 @@ func (f *fakeFleet) History(_ context.Context, limit int) ([]*forewarn.Event, er
 	}
 	return out, nil
 }
+
+func (f *fakeFleet) HistoryPage(_ context.Context, q forewarn.HistoryQuery) ([]*forewarn.Event, string, error) {
+	defer f.lock()()
+	if f.err != nil {
+		return nil, "", f.err
+	}
+	history := f.history
+	if q.After != "" {
+		i := slices.IndexFunc(history, func(e *forewarn.Event) bool { return e.ID == q.After })
+		if i < 0 {
+			return nil, "", forewarn.Errorf(forewarn.ErrInvalid, "invalid after %q: no such event in the history", q.After)
+		}
+		history = history[i+1:]
+	}
+	out := make([]*forewarn.Event, 0, len(history))
+	for _, e := range history {
+		out = append(out, clone(e))
+	}
+	return fakePage(out, q.Limit, func(e *forewarn.Event) string { return e.ID })
+}

@@ -72,7 +72,7 @@ func (f *fakeFleet) addEvent(e *forewarn.Event) *forewarn.Event {
 	return e
 }
 
-func (f *fakeFleet) Resolve(_ context.Context, id string, action forewarn.ResolveAction) (*forewarn.Event, error) {
+func (f *fakeFleet) Resolve(_ context.Context, id string, r forewarn.Resolution) (*forewarn.Event, error) {
 	defer f.lock()()
 	if f.err != nil {
 		return nil, f.err
@@ -81,10 +81,10 @@ func (f *fakeFleet) Resolve(_ context.Context, id string, action forewarn.Resolv
 	if !ok {
 		return nil, forewarn.Errorf(forewarn.ErrNotFound, "event %q not found", id)
 	}
-	if e.Status != forewarn.Started || len(e.Failed) == 0 {
+	if e.Status != forewarn.Started || (len(e.Failed) == 0 && !(r.Force && r.Action == forewarn.ResolveComplete)) {
 		return nil, forewarn.Errorf(forewarn.ErrConflict, "event %s has no failed actuation to resolve", id)
 	}
-	switch action {
+	switch r.Action {
 	case forewarn.ResolveRetry:
 		e.Failed = nil
 	case forewarn.ResolveComplete:
@@ -93,7 +93,7 @@ func (f *fakeFleet) Resolve(_ context.Context, id string, action forewarn.Resolv
 		e.Outcome, e.EndedAt = forewarn.Completed, f.tick()
 		f.history = append([]*forewarn.Event{e}, f.history...)
 	default:
-		return nil, forewarn.Errorf(forewarn.ErrInvalid, "unknown action %q", action)
+		return nil, forewarn.Errorf(forewarn.ErrInvalid, "unknown action %q", r.Action)
 	}
 	f.changes++
 	return clone(e), nil

@@ -20,6 +20,7 @@ const (
 var (
 	vmListParams    = []string{"scope", "updateDomain", "priority", "after", "limit"}
 	eventListParams = []string{"scope", "type", "status", "source", "after", "limit"}
+	historyParams   = []string{"after", "limit"}
 )
 
 // parseVMQuery reads the query parameters of GET /v1/vms.
@@ -115,6 +116,13 @@ func eventQueryValues(q forewarn.EventQuery) url.Values {
 	set(v, "type", string(q.Type))
 	set(v, "status", string(q.Status))
 	set(v, "source", string(q.Source))
+	setPage(v, q.After, q.Limit)
+	return v
+}
+
+// historyQueryValues is the query string of a page of the history.
+func historyQueryValues(q forewarn.HistoryQuery) url.Values {
+	v := url.Values{}
 	setPage(v, q.After, q.Limit)
 	return v
 }

@@ -40,18 +40,18 @@ func TestRoundTripHardware(t *testing.T) {
 	}
 
 	f.failActuation(failed.ID, "web-0")
-	retried := must(c.Resolve(ctx, failed.ID, forewarn.ResolveRetry))(t)
+	retried := must(c.Resolve(ctx, failed.ID, forewarn.Resolution{Action: forewarn.ResolveRetry}))(t)
 	same(t, "Resolve retry", retried, must(f.Event(ctx, failed.ID))(t))
 	if len(retried.Failed) != 0 || !retried.InFlight() {
 		t.Errorf("Resolve retry: event %+v", retried)
 	}
 	f.failActuation(failed.ID, "web-0")
-	completed := must(c.Resolve(ctx, failed.ID, forewarn.ResolveComplete))(t)
+	completed := must(c.Resolve(ctx, failed.ID, forewarn.Resolution{Action: forewarn.ResolveComplete}))(t)
 	same(t, "Resolve complete", completed, must(f.History(ctx, 1))(t)[0])
 	if completed.Outcome != forewarn.Completed || completed.EndedAt.IsZero() {
 		t.Errorf("Resolve complete: event %+v", completed)
 	}
-	if _, err := c.Resolve(ctx, failed.ID, forewarn.ResolveComplete); !errors.Is(err, forewarn.ErrNotFound) {
+	if _, err := c.Resolve(ctx, failed.ID, forewarn.Resolution{Action: forewarn.ResolveComplete}); !errors.Is(err, forewarn.ErrNotFound) {
 		t.Errorf("Resolve of a finished event: %v, want ErrNotFound", err)
 	}
 }
@@ -238,9 +238,12 @@ func TestClientRefusesBadMaintenanceInput(t *testing.T) {
 		{"Fail empty", func() error { _, err := c.Fail(ctx, ""); return err }},
 		{"Degrade ..", func() error { _, err := c.Degrade(ctx, "..", 0); return err }},
 		{"Degrade negative", func() error { _, err := c.Degrade(ctx, "web-0", -time.Hour); return err }},
-		{"Resolve empty id", func() error { _, err := c.Resolve(ctx, "", forewarn.ResolveRetry); return err }},
-		{"Resolve no action", func() error { _, err := c.Resolve(ctx, "EVT-0001", ""); return err }},
-		{"Resolve bad action", func() error { _, err := c.Resolve(ctx, "EVT-0001", "finish"); return err }},
+		{"Resolve empty id", func() error {
+			_, err := c.Resolve(ctx, "", forewarn.Resolution{Action: forewarn.ResolveRetry})
+			return err
+		}},
+		{"Resolve no action", func() error { _, err := c.Resolve(ctx, "EVT-0001", forewarn.Resolution{}); return err }},
+		{"Resolve bad action", func() error { _, err := c.Resolve(ctx, "EVT-0001", forewarn.Resolution{Action: "finish"}); return err }},
 		{"Campaign .", func() error { _, err := c.Campaign(ctx, "."); return err }},
 		{"SteerCampaign empty id", func() error { _, err := c.SteerCampaign(ctx, "", forewarn.PauseCampaign); return err }},
 		{"SteerCampaign bad action", func() error { _, err := c.SteerCampaign(ctx, "CMP-0001", "stop"); return err }},
@@ -267,9 +270,12 @@ func TestNewMethodsReachTheFleet(t *testing.T) {
 	ctx, c := t.Context(), env.client
 	env.fleet.setErr(forewarn.Errorf(forewarn.ErrConflict, "the fleet says no"))
 	calls := map[string]func() error{
-		"Fail":          func() error { _, err := c.Fail(ctx, "web-0"); return err },
-		"Degrade":       func() error { _, err := c.Degrade(ctx, "web-0", time.Hour); return err },
-		"Resolve":       func() error { _, err := c.Resolve(ctx, "EVT-0001", forewarn.ResolveComplete); return err },
+		"Fail":    func() error { _, err := c.Fail(ctx, "web-0"); return err },
+		"Degrade": func() error { _, err := c.Degrade(ctx, "web-0", time.Hour); return err },
+		"Resolve": func() error {
+			_, err := c.Resolve(ctx, "EVT-0001", forewarn.Resolution{Action: forewarn.ResolveComplete})
+			return err
+		},
 		"StartCampaign": func() error { _, err := c.StartCampaign(ctx, forewarn.CampaignSpec{}); return err },
 		"Campaigns":     func() error { _, err := c.Campaigns(ctx); return err },
 		"Campaign":      func() error { _, err := c.Campaign(ctx, "CMP-0001"); return err },

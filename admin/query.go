@@ -8,10 +8,11 @@ import (
 	"strings"
 )
 
-// History limits of GET /v1/history.
+// History limits of GET /v1/history: its pages are at most as large as
+// the other listings'.
 const (
 	defaultHistoryLimit = 100
-	maxHistoryLimit     = 10000
+	maxHistoryLimit     = MaxListLimit
 )
 
 // checkQuery parses a query string and refuses parameters that the route

@@ -16,7 +16,7 @@ func (s *Server) writeJSON(w http.ResponseWriter, status int, v any) {
 	if err != nil {
 		s.log.Error("encode response", "err", err)
 		status = http.StatusInternalServerError
-		b = []byte(`{"error":"internal error"}`)
+		b = []byte(`{"error":"internal error","code":"` + codeInternal + `"}`)
 	}
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
@@ -34,7 +34,7 @@ func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	if status >= http.StatusInternalServerError {
 		s.logFailure(r, err)
 	}
-	body := errorBody{Error: forewarn.ErrorMessage(err)}
+	body := errorBody{Error: forewarn.ErrorMessage(err), Code: codeInternal}
 	if k, ok := kindOf(err); ok {
 		body.Code = k.code
 	}

@@ -47,7 +47,7 @@ func (s *Server) routes(gatherer prometheus.Gatherer) {
 	s.route("POST /v1/events/{id}/approve", s.approve)
 	s.route("POST /v1/events/{id}/cancel", s.cancel)
 	s.route("POST /v1/events/{id}/resolve", s.resolve)
-	s.route("GET /v1/history", s.history, "limit")
+	s.route("GET /v1/history", s.history, historyParams...)
 
 	s.route("GET /v1/campaigns", s.listCampaigns)
 	s.route("POST /v1/campaigns", s.startCampaign)

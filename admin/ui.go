@@ -22,8 +22,9 @@ const maxLoginBody = 4 << 10
 
 // uiRoutes registers the dashboard: the page at /ui/, its files at
 // /ui/static/, and the sign-in form. Only the page needs a session; its
-// files hold no data.
+// files hold no data. The listener's root leads to the dashboard.
 func (s *Server) uiRoutes() {
+	s.mux.Handle("GET /{$}", http.RedirectHandler("/ui/", http.StatusFound))
 	s.mux.Handle("GET /ui", http.RedirectHandler("/ui/", http.StatusMovedPermanently))
 	s.mux.HandleFunc("GET /ui/{$}", s.uiIndex)
 	s.mux.HandleFunc("GET /ui/login", s.uiLoginForm)

@@ -22,6 +22,7 @@ func (s *Server) serveUnmatched(w http.ResponseWriter, r *http.Request, h http.H
 		w.Header().Set("Allow", allow)
 		s.writeJSON(w, http.StatusMethodNotAllowed, errorBody{
 			Error: fmt.Sprintf("method %s is not allowed on %s (allowed: %s)", r.Method, r.URL.Path, allow),
+			Code:  codeMethodNotAllowed,
 		})
 	default:
 		rec.replay(w)

@@ -37,21 +37,27 @@ type Agent struct {
 	wg        sync.WaitGroup
 }
 
-// New checks cfg, opens the state file and prepares the client. It does
-// not touch the network.
+// New checks cfg with Validate, then the endpoint of FOREWARN_ENDPOINT if
+// cfg names none and the state file (its directory, or the nearest one
+// above it that exists, must take a new file; nothing is left behind),
+// opens the state file and prepares the client. It does not touch the
+// network. The error of a bad cfg is a *ConfigError that lists every
+// problem.
 func New(cfg Config, logger *slog.Logger) (*Agent, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, fmt.Errorf("agent config: %w", err)
+	ch := cfg.check()
+	if cfg.Endpoint == "" {
+		checkEnvEndpoint(ch)
 	}
+	isDefault := cfg.StateFile == ""
 	cfg = cfg.withDefaults()
+	st := checkState(ch, cfg.StateFile, isDefault)
+	if err := ch.err(); err != nil {
+		return nil, err
+	}
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
 	log := logger.With("component", "agent")
-	st, err := openStore(cfg.StateFile)
-	if err != nil {
-		return nil, fmt.Errorf("agent: %w", err)
-	}
 	m := newMetrics()
 	hc, transport := instrument(cfg.HTTPClient, m.metadataErrors)
 	opts := []client.Option{client.WithEndpoint(cfg.Endpoint), client.WithAPIVersion(cfg.APIVersion),

@@ -1,16 +1,10 @@
 package agent
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"net/url"
-	"os"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/jonboulle/clockwork"
 	"gopkg.in/yaml.v3"
@@ -98,6 +92,9 @@ type Config struct {
 	// Clock times fallbacks and latencies; nil is the real clock. Not read
 	// from YAML.
 	Clock clockwork.Clock `yaml:"-"`
+
+	// src is where the values came from, for the problems to say.
+	src *source
 }
 
 // Hooks are the commands of one event type, per transition; nil runs
@@ -134,127 +131,32 @@ type Duration time.Duration
 
 // UnmarshalYAML reads a duration such as "90s" or "5m".
 func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
-	v, err := time.ParseDuration(strings.TrimSpace(n.Value))
-	if err != nil || v < 0 {
-		return fmt.Errorf("line %d: invalid duration %q: want e.g. \"30s\" or \"5m\"", n.Line, n.Value)
-	}
-	*d = Duration(v)
-	return nil
-}
-
-// LoadConfig reads the YAML file at path. Unknown keys are refused, with
-// their line; the result is checked as New checks it.
-func LoadConfig(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	v, err := parseDuration(n.Value)
 	if err != nil {
-		return nil, fmt.Errorf("load agent config: %w", err)
+		return fmt.Errorf("line %d: %w", n.Line, err)
 	}
-	cfg, err := ParseConfig(data)
-	if err != nil {
-		return nil, fmt.Errorf("load agent config %s: %w", path, err)
-	}
-	return cfg, nil
-}
-
-// ParseConfig reads a YAML configuration and checks it.
-func ParseConfig(data []byte) (*Config, error) {
-	var cfg Config
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	// A second document would be ignored, unknown keys and all.
-	var next yaml.Node
-	if err := dec.Decode(&next); err == nil {
-		return nil, fmt.Errorf("line %d: a second YAML document: the configuration is a single document", next.Line)
-	} else if !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	return &cfg, nil
-}
-
-// Validate checks the event types, policies, hooks and webhook.
-func (c *Config) Validate() error {
-	for typ, hooks := range c.Hooks {
-		if err := checkType(typ); err != nil {
-			return fmt.Errorf("hooks: %w", err)
-		}
-		for name, h := range hooks.byName() {
-			if h != nil && strings.TrimSpace(h.Command) == "" {
-				return fmt.Errorf("hooks: %s.%s: no command", typ, name)
-			}
-		}
-	}
-	for typ, p := range c.Approval {
-		if err := checkType(typ); err != nil {
-			return fmt.Errorf("approval: %w", err)
-		}
-		if p != Never && p != AfterHook && p != Immediately {
-			return fmt.Errorf("approval: %s: unknown policy %q: want never, after-hook or immediately", typ, p)
-		}
-	}
-	if c.Webhook != nil {
-		if err := c.Webhook.validate(); err != nil {
-			return fmt.Errorf("webhook: %w", err)
-		}
-	}
+	*d = v
 	return nil
 }
 
-// checkType refuses a key that is no event type.
-func checkType(t EventType) error {
-	for _, known := range eventTypes {
-		if t == known {
-			return nil
-		}
+// parseDuration reads a duration that is not negative in Go's syntax.
+func parseDuration(s string) (Duration, error) {
+	v, err := time.ParseDuration(strings.TrimSpace(s))
+	switch {
+	case err != nil && isNumber(s):
+		return 0, fmt.Errorf("invalid duration %s: want a unit, such as %ss", quote(s), strings.TrimSpace(s))
+	case err != nil:
+		return 0, fmt.Errorf("invalid duration %s: want such as 30s or 5m", quote(s))
+	case v < 0:
+		return 0, fmt.Errorf("negative duration %s", quote(s))
 	}
-	return fmt.Errorf("unknown event type %q: want Freeze, Reboot, Redeploy, Preempt, Terminate or default", t)
+	return Duration(v), nil
 }
 
-// validate checks the URL and the headers, so that a webhook net/http
-// could never send is refused at start rather than at every transition,
-// and parses the template.
-func (w *WebhookConfig) validate() error {
-	u, err := url.Parse(w.URL)
-	if err != nil {
-		return fmt.Errorf("url: %w", err)
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("url %q: want http:// or https:// and a host", w.URL)
-	}
-	for name, value := range w.Headers {
-		if err := checkHeader(name, value); err != nil {
-			return err
-		}
-	}
-	if _, err := parseTemplate(w.Template); err != nil {
-		return err
-	}
-	return nil
-}
-
-// tokenPunct are the characters of an RFC 9110 token besides ASCII letters
-// and digits.
-const tokenPunct = "!#$%&'*+-.^_`|~"
-
-// checkHeader refuses what net/http refuses to send (RFC 9110 5.1 and
-// 5.5): a name that is not a token, a value with a control character other
-// than a tab.
-func checkHeader(name, value string) error {
-	notToken := func(r rune) bool {
-		return r > unicode.MaxASCII || !unicode.IsLetter(r) && !unicode.IsDigit(r) && !strings.ContainsRune(tokenPunct, r)
-	}
-	if name == "" || strings.ContainsFunc(name, notToken) {
-		return fmt.Errorf("headers: name %q: want letters, digits and %s only", name, tokenPunct)
-	}
-	if strings.ContainsFunc(value, func(r rune) bool { return r < ' ' && r != '\t' || r == 0x7f }) {
-		return fmt.Errorf("headers: %s: the value holds a control character", name)
-	}
-	return nil
+// isNumber reports whether s is digits, perhaps with a point, and no unit.
+func isNumber(s string) bool {
+	s = strings.TrimSpace(s)
+	return s != "" && strings.Trim(s, "0123456789.") == ""
 }
 
 // byName lists the hooks by their YAML names.

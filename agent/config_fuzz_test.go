@@ -9,17 +9,21 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/forewarn/forewarn/client"
 	"gopkg.in/yaml.v3"
 )
 
-// FuzzConfig: ParseConfig refuses a configuration with an error that says
-// where or what is wrong, or it gives one that New accepts: a single YAML
-// document, with known event types and policies, hooks with commands, no
-// negative duration, and a webhook that net/http would send.
+// FuzzConfig: ParseConfig refuses a configuration with problems that each
+// say where (a key or a line) and what is wrong, in words rather than Go
+// types, or it gives one that New accepts: a single YAML document, with
+// known event types and policies, hooks with commands, no negative
+// duration, an endpoint the client can use and a webhook that net/http
+// would send.
 func FuzzConfig(f *testing.F) {
 	example, err := os.ReadFile("../examples/agent.yaml")
 	if err != nil {
@@ -37,6 +41,9 @@ func FuzzConfig(f *testing.F) {
 		"endpoint: a\nendpoint: b", "webhook: {url: ftp://x}", "webhook: {url: 'http://x', template: '{{'}",
 		"endpoint: a\n---\nnope: 1\n", // a second document
 		"webhook: {url: 'http://%zz'}", "webhook: {url: 'http://x', headers: {'Bad Name': v}}",
+		"endpoint: http//10.0.0.1\nmetrics_addr: 9469\napi_version: 2020-7-1\n",
+		"hooks:\n  Reboot: &d\n    on_scheduled: {command: x}\n  Redeploy: {<<: *d, on_started: {comand: y}}\n",
+		"leader_only: maybe\nwebhook: {retries: 1.5, timeout: [1]}\n", "x: &a {<<: *a}\nhooks: &h {<<: *h}\n",
 	} {
 		f.Add([]byte(seed))
 	}
@@ -49,9 +56,13 @@ func FuzzConfig(f *testing.F) {
 			return
 		}
 		checkConfig(t, data, cfg)
+		checkSameAsYAML(t, data, cfg)
 		cfg.StateFile = state
 		if _, err := New(*cfg, nil); err != nil {
 			t.Fatalf("%q: ParseConfig accepted it, New refused it: %v", data, err)
+		}
+		if cfg.Endpoint != "" {
+			checkEndpointUsable(t, send, data, cfg.Endpoint)
 		}
 		if cfg.Webhook != nil {
 			checkWebhookSendable(t, send, data, cfg.Webhook)
@@ -59,17 +70,31 @@ func FuzzConfig(f *testing.F) {
 	})
 }
 
-// configErrorPrefixes begin the errors of ParseConfig: the YAML decoder's
-// (with a line), a duration's (with its line), and Validate's (the key).
-var configErrorPrefixes = []string{"yaml: ", "line ", "hooks: ", "approval: ", "webhook: ", "agent config: "}
+// goLeaks are what would show that a message speaks of Go rather than of
+// the configuration: yaml.v3's "cannot unmarshal !!seq into agent.Hooks".
+var goLeaks = []string{"unmarshal", "agent.", "!!", "yaml:", "reflect", "struct", "int64"}
 
-// checkConfigError fails unless err says where or what is wrong.
+// checkConfigError fails unless err lists problems that each say where (a
+// key or a line; only a YAML syntax error may lack both) and what is
+// wrong, without Go's words.
 func checkConfigError(t *testing.T, data []byte, err error) {
 	t.Helper()
-	msg := err.Error()
-	if !slices.ContainsFunc(configErrorPrefixes, func(p string) bool { return strings.HasPrefix(msg, p) }) ||
-		len(strings.TrimSpace(msg)) < 12 {
-		t.Fatalf("%q: error %q does not say where or what", data, msg)
+	cerr, ok := errors.AsType[*ConfigError](err)
+	if !ok || len(cerr.Problems) == 0 {
+		t.Fatalf("%q: error %v, want a *ConfigError with problems", data, err)
+	}
+	for _, p := range cerr.Problems {
+		if p.Key == "" && p.Line == 0 && !strings.HasPrefix(p.Message, "invalid YAML: ") {
+			t.Fatalf("%q: problem %q does not say where", data, p)
+		}
+		if len(strings.TrimSpace(p.Message)) < 5 || strings.Contains(p.Message, "\n") {
+			t.Fatalf("%q: problem %q does not say what on one line", data, p)
+		}
+		for _, leak := range goLeaks {
+			if strings.Contains(p.Message, leak) && !bytes.Contains(data, []byte(leak)) {
+				t.Fatalf("%q: problem %q speaks Go (%q)", data, p, leak)
+			}
+		}
 	}
 }
 
@@ -102,6 +127,23 @@ func checkConfig(t *testing.T, data []byte, cfg *Config) {
 	}
 }
 
+// checkSameAsYAML fails unless yaml.v3, told to refuse unknown keys, reads
+// an accepted configuration as ParseConfig did.
+func checkSameAsYAML(t *testing.T, data []byte, cfg *Config) {
+	t.Helper()
+	var want Config
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&want); err != nil && !errors.Is(err, io.EOF) {
+		t.Fatalf("%q: accepted, but yaml.v3 refuses it: %v", data, err)
+	}
+	got := *cfg
+	got.src = nil
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("%q: read as\n%+v\nyaml.v3 reads\n%+v", data, got, want)
+	}
+}
+
 // errDialed ends a dryTransport's round trip where it would connect.
 var errDialed = errors.New("dialed")
 
@@ -110,6 +152,17 @@ var errDialed = errors.New("dialed")
 func dryTransport() *http.Transport {
 	dial := func(context.Context, string, string) (net.Conn, error) { return nil, errDialed }
 	return &http.Transport{DialContext: dial, DialTLSContext: dial}
+}
+
+// checkEndpointUsable fails unless the client gets as far as connecting
+// to the endpoint.
+func checkEndpointUsable(t *testing.T, send *http.Transport, data []byte, endpoint string) {
+	t.Helper()
+	c := client.New(client.WithEndpoint(endpoint), client.WithHTTPClient(&http.Client{Transport: send}),
+		client.WithRetry(1, 0))
+	if _, err := c.Get(t.Context()); !errors.Is(err, errDialed) {
+		t.Fatalf("%q: endpoint %q accepted, but the client cannot use it: %v", data, endpoint, err)
+	}
 }
 
 // checkWebhookSendable fails unless net/http would get as far as
@@ -134,15 +187,18 @@ func checkWebhookSendable(t *testing.T, send *http.Transport, data []byte, w *We
 // with an error that says what is wrong. Found by FuzzConfig.
 func TestParseConfigRefusesWhatFuzzConfigFound(t *testing.T) {
 	for _, tc := range []struct{ yaml, says string }{
-		{"endpoint: http://127.0.0.1:8169\n---\nendpont: http://10.0.0.1\n", "line 2: a second YAML document"},
-		{"webhook: {url: 'http://%zz'}", `webhook: url: parse "http://%zz": invalid URL escape`},
-		{"webhook: {url: 'http://'}", `webhook: url "http://": want http:// or https:// and a host`},
-		{"webhook: {url: 'http://x', headers: {'Bad Name': v}}", `webhook: headers: name "Bad Name"`},
-		{"webhook: {url: 'http://x', headers: {X-Token: \"a\\r\\nX-Admin: 1\"}}", "webhook: headers: X-Token: the value holds a control character"},
+		{"endpoint: http://127.0.0.1:8169\n---\nendpont: http://10.0.0.1\n",
+			"line 2: a second YAML document: the configuration is a single document"},
+		{"webhook: {url: 'http://%zz'}", `webhook.url (line 1): "http://%zz": invalid URL escape "%zz"`},
+		{"webhook: {url: 'http://'}", `webhook.url (line 1): "http://": want http:// or https:// and a host`},
+		{"webhook: {url: 'http://x', headers: {'Bad Name': v}}",
+			"webhook.headers.Bad Name (line 1): not a header name: want letters, digits and !#$%&'*+-.^_`|~ only"},
+		{"webhook: {url: 'http://x', headers: {X-Token: \"a\\r\\nX-Admin: 1\"}}",
+			"webhook.headers.X-Token (line 1): the value holds a control character"},
 	} {
 		_, err := ParseConfig([]byte(tc.yaml))
-		if err == nil || !strings.HasPrefix(err.Error(), tc.says) {
-			t.Errorf("%q: error %v, want %s...", tc.yaml, err, tc.says)
+		if want := "agent config: " + tc.says; err == nil || err.Error() != want {
+			t.Errorf("%q: error %v, want %s", tc.yaml, err, want)
 		}
 	}
 	ok := "---\nwebhook: {url: 'HTTPS://hooks.example/x', headers: {X-Token: \"a b\\tc\", \"~x_y\": ''}}\n"

@@ -5,6 +5,18 @@
 // events by a per-type policy, and reports what it does through structured
 // logs, an optional webhook and Prometheus metrics.
 //
+// # Configuration
+//
+// ParseConfig and LoadConfig read YAML key by key, the way yaml.v3 would
+// decode it into Config (anchors, merges, null as an absent key), but go
+// on past a fault: every problem becomes a Problem with its key path and
+// line, in words rather than Go types, and Validate adds what is wrong
+// with the values. New checks the state file on top, so that a bad
+// configuration is refused at start, whole, in a *ConfigError, rather than
+// found when an event arrives or retried for ever. ReadConfig and SetBy
+// let a caller put its flags over the file and have them checked, and
+// blamed, with it.
+//
 // # Hooks
 //
 // Each hook is a shell command (/bin/sh -c) with a timeout. It gets the

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/forewarn/forewarn/client"
@@ -169,6 +171,47 @@ func (s *store) save() error {
 		return fmt.Errorf("write state: %w", err)
 	}
 	return syncDir(dir)
+}
+
+// checkWritable makes sure save can write the state file at path, and
+// leaves nothing behind: its directory must take a new file or, if it is
+// missing, the nearest directory above it that exists must take a new
+// directory (save creates the missing ones).
+func checkWritable(path string) error {
+	dir := filepath.Dir(path)
+	existing := dir
+	for {
+		fi, err := os.Stat(existing)
+		if err == nil && !fi.IsDir() {
+			return fmt.Errorf("%s: %s is not a directory", path, existing)
+		}
+		parent := filepath.Dir(existing)
+		if err == nil || parent == existing {
+			break
+		}
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		existing = parent
+	}
+	var probe string
+	var err error
+	if existing == dir {
+		var f *os.File
+		if f, err = os.CreateTemp(dir, filepath.Base(path)+".tmp*"); err == nil {
+			probe = f.Name()
+			f.Close()
+		}
+	} else {
+		probe, err = os.MkdirTemp(existing, filepath.Base(dir)+".tmp*")
+	}
+	if err != nil {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
+			err = pe.Err // the probe's name says nothing
+		}
+		return fmt.Errorf("%s: cannot write in %s: %w", path, existing, err)
+	}
+	return os.Remove(probe)
 }
 
 // syncDir makes a rename in dir durable.

@@ -139,8 +139,11 @@ func (w *worker) transition(ctx context.Context, t string) bool {
 	if w.st.ran(t) {
 		return true
 	}
-	w.log.Info("event transition", "status", t, "resources", w.st.Event.Resources,
-		"not_before", w.st.Event.NotBefore, "hits_vm", w.hitsVM())
+	attrs := []any{"status", t, "resources", w.st.Event.Resources}
+	if nb := w.st.Event.NotBefore; !nb.IsZero() { // a Started event has none
+		attrs = append(attrs, "not_before", nb)
+	}
+	w.log.Info("event transition", append(attrs, "hits_vm", w.hitsVM())...)
 	w.a.webhook.notify(Notification{VM: w.a.vm, Status: t, Event: w.st.Event, Time: w.a.clock.Now()})
 	result, ok := w.runHook(ctx, t)
 	if !ok {

@@ -98,7 +98,8 @@ func TestOpenInUse(t *testing.T) {
 	if err == nil {
 		t.Fatal("second Open succeeded")
 	}
-	if !strings.Contains(err.Error(), "store is in use by another process") || !errors.Is(err, berrors.ErrTimeout) {
+	if !strings.Contains(err.Error(), "store is in use by another process") || !errors.Is(err, berrors.ErrTimeout) ||
+		!errors.Is(err, ErrInUse) {
 		t.Fatalf("second Open: %v, want an in-use error", err)
 	}
 	if err := s.Update(t.Context(), newFixture().write); err != nil {

@@ -21,6 +21,11 @@ const DefaultTimeout = time.Second
 
 var _ forewarn.Store = (*Store)(nil)
 
+// ErrInUse is returned by Open when another process holds the file's lock
+// for longer than the timeout: another forewarn serve has the store open.
+// The error also wraps bbolt's ErrTimeout.
+var ErrInUse = errors.New("store is in use by another process")
+
 // Options tune Open. The zero value is what production uses.
 type Options struct {
 	// Timeout is how long Open waits for the file lock that another process
@@ -57,7 +62,7 @@ func Open(path string, opts Options) (*Store, error) {
 	}
 	db, err := bbolt.Open(path, 0o600, &bbolt.Options{Timeout: timeout})
 	if errors.Is(err, berrors.ErrTimeout) {
-		return nil, fmt.Errorf("open store %s: store is in use by another process: %w", path, err)
+		return nil, fmt.Errorf("open store %s: %w: %w", path, ErrInUse, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", path, err)

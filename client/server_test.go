@@ -31,6 +31,8 @@ type gate struct{ release chan struct{} }
 func newGate() *gate { return &gate{release: make(chan struct{})} }
 
 // Actuate waits for a release, or for the control plane to stop.
+func (g *gate) Name() string { return "gate" }
+
 func (g *gate) Actuate(ctx context.Context, _ *forewarn.Event, _ *forewarn.VM) error {
 	select {
 	case <-g.release:

@@ -35,8 +35,17 @@ func startReplica(tb testing.TB, prefix string, clock *clockwork.FakeClock) *rep
 // in the replica.
 func startNamedReplica(tb testing.TB, prefix string, clock *clockwork.FakeClock, id string) *replica {
 	tb.Helper()
+	return startReplicaWith(tb, prefix, fabric.Config{Clock: clock, AlwaysEnabled: true, Replica: forewarn.Replica{ID: id}})
+}
+
+// startReplicaWith is startReplica with the fabric's config; its Store is
+// set here.
+func startReplicaWith(tb testing.TB, prefix string, cfg fabric.Config) *replica {
+	tb.Helper()
 	store := etcd.MustOpen(tb, prefix)
-	fab, err := fabric.New(tb.Context(), fabric.Config{Store: store, Clock: clock, AlwaysEnabled: true, Replica: forewarn.Replica{ID: id}})
+	cfg.Store = store
+	clock := cfg.Clock
+	fab, err := fabric.New(tb.Context(), cfg)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -46,6 +46,9 @@ func New(cfg Config) (*Actuator, error) {
 	}, nil
 }
 
+// Name is "exec".
+func (a *Actuator) Name() string { return "exec" }
+
 // Actuate runs the command for vm until it succeeds or has failed
 // cfg.Attempts times, waiting with backoff between attempts. It returns
 // nil once the command succeeded, ctx.Err() if ctx is done first (killing
@@ -79,8 +82,11 @@ func (a *Actuator) Actuate(ctx context.Context, e *forewarn.Event, vm *forewarn.
 		last = o
 	}
 	a.metrics.failedVM(e.Type)
-	return fmt.Errorf("exec actuator: VM %s, event %s: command failed all %d attempts; last: %s",
-		vm.Name, e.ID, a.cfg.Attempts, last)
+	attempts := fmt.Sprintf("all %d attempts", a.cfg.Attempts)
+	if a.cfg.Attempts == 1 {
+		attempts = "its one attempt"
+	}
+	return fmt.Errorf("exec actuator: VM %s, event %s: command failed %s; last: %s", vm.Name, e.ID, attempts, last)
 }
 
 // run expands the command for attempt n and runs it, logging and counting

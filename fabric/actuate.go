@@ -35,16 +35,15 @@ func (a *actuations) release(key string) {
 
 // actuate runs the actuator on every VM of a started event that it has
 // neither finished nor failed on and is not already running on. Runs that
-// were under way when the server stopped are run again this way.
+// were under way when the server stopped are run again this way, by the
+// actuator the server has now.
 func (f *Fabric) actuate(ctx context.Context, e *forewarn.Event) {
-	for _, name := range e.Resources {
-		if containsName(e.Actuated, name) || containsName(e.Failed, name) {
-			continue
-		}
+	for _, name := range unactuated(e) {
 		key := e.ID + "/" + strings.ToLower(name)
 		if !f.acts.claim(key) {
 			continue
 		}
+		f.noteTakeover(e, name)
 		f.acts.wg.Go(func() {
 			defer f.acts.release(key)
 			f.actuateVM(ctx, e.ID, name)
@@ -79,30 +78,72 @@ func (f *Fabric) actuateVM(ctx context.Context, id, name string) {
 			"event", id, "type", e.Type, "vm", name, "err", runErr)
 		f.metrics.actuationFailures.WithLabelValues(string(e.Type)).Inc()
 	}
-	err = f.update(ctx, func(t *txn) error { return f.actuated(t, id, name, runErr) })
+	err = f.update(ctx, func(t *txn) error {
+		e, err := t.Event(id)
+		if errors.Is(err, forewarn.ErrNotFound) {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		return f.actuated(t, e, name, runErr)
+	})
 	if err != nil && ctx.Err() == nil {
 		f.log.Error("record actuation", "event", id, "vm", name, "err", err)
 	}
 }
 
-// actuated records the outcome of a run, and completes the event once the
-// actuator has carried it out on every VM it still names.
-func (f *Fabric) actuated(t *txn, id, vm string, runErr error) error {
-	e, err := t.Event(id)
-	if errors.Is(err, forewarn.ErrNotFound) {
-		return nil
-	} else if err != nil {
-		return err
-	}
-	if runErr != nil {
+// actuated records the outcome of a run on a VM the event still names, and
+// completes the event once the actuator has carried it out on every VM
+// (finish).
+func (f *Fabric) actuated(t *txn, e *forewarn.Event, vm string, runErr error) error {
+	switch {
+	case e.Status != forewarn.Started || !e.Hits(vm) ||
+		containsName(e.Actuated, vm) || containsName(e.Failed, vm):
+		return nil // deleted or resolved meanwhile
+	case runErr != nil:
 		e.Failed = append(e.Failed, vm)
-		return t.PutEvent(e)
+	default:
+		e.Actuated = append(e.Actuated, vm)
 	}
-	e.Actuated = append(e.Actuated, vm)
-	if f.actuatedAll(e) {
-		return f.complete(t, e)
+	return f.finish(t, e)
+}
+
+// actuateTimed records the runs of a timed actuator (Simulate) done on every
+// VM of a started event it has not finished, once their time has come.
+func (f *Fabric) actuateTimed(t *txn, e *forewarn.Event, a timed) error {
+	if t.now.Before(a.runsEnd(e)) {
+		return nil
 	}
-	return t.PutEvent(e)
+	names := unactuated(e)
+	for _, name := range names {
+		f.noteTakeover(e, name)
+		e.Actuated = append(e.Actuated, name)
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	return f.finish(t, e)
+}
+
+// unactuated returns the VMs of an event the actuator has neither finished
+// nor failed on.
+func unactuated(e *forewarn.Event) []string {
+	var out []string
+	for _, name := range e.Resources {
+		if !containsName(e.Actuated, name) && !containsName(e.Failed, name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// noteTakeover logs a run of an event that another actuator started: the
+// server was restarted with another --actuator, and this one finishes it.
+func (f *Fabric) noteTakeover(e *forewarn.Event, vm string) {
+	if e.Actuator != "" && e.Actuator != f.cfg.Actuator.Name() {
+		f.log.Info("finishing an event another actuator started",
+			"event", e.ID, "vm", vm, "started_by", e.Actuator, "finished_by", f.cfg.Actuator.Name())
+	}
 }
 
 func (f *Fabric) actuatedAll(e *forewarn.Event) bool {
@@ -120,9 +161,9 @@ func containsName(names []string, name string) bool {
 
 // Resolve settles a started event: complete it, or run the actuator again
 // on the VMs it failed on.
-func (f *Fabric) Resolve(ctx context.Context, id string, action forewarn.ResolveAction) (*forewarn.Event, error) {
-	if action != forewarn.ResolveComplete && action != forewarn.ResolveRetry {
-		return nil, forewarn.Errorf(forewarn.ErrInvalid, "invalid action %q: want complete or retry", action)
+func (f *Fabric) Resolve(ctx context.Context, id string, r forewarn.Resolution) (*forewarn.Event, error) {
+	if r.Action != forewarn.ResolveComplete && r.Action != forewarn.ResolveRetry {
+		return nil, forewarn.Errorf(forewarn.ErrInvalid, "invalid action %q: want complete or retry", r.Action)
 	}
 	var e *forewarn.Event
 	err := f.update(ctx, func(t *txn) error {
@@ -133,7 +174,12 @@ func (f *Fabric) Resolve(ctx context.Context, id string, action forewarn.Resolve
 		if e.Status != forewarn.Started {
 			return forewarn.Errorf(forewarn.ErrConflict, "event %s has not started: approve or cancel it instead", e.ID)
 		}
-		if action == forewarn.ResolveComplete {
+		if r.Action == forewarn.ResolveComplete {
+			if len(e.Failed) == 0 && !r.Force {
+				return forewarn.Errorf(forewarn.ErrConflict,
+					"event %s has no failed actuation to resolve: it completes by itself once its actuator is done"+
+						" (to cut it short, force it: maintenance resolve --complete --force)", e.ID)
+			}
 			return f.complete(t, e)
 		}
 		if len(e.Failed) == 0 {

@@ -126,7 +126,7 @@ func settle(t *txn, p *forewarn.ScopeProgress) error {
 func (f *Fabric) nextDomain(t *txn, c *forewarn.Campaign, p *forewarn.ScopeProgress) error {
 	scope, err := t.Scope(p.Scope)
 	if errors.Is(err, forewarn.ErrNotFound) {
-		p.Done, p.Waiting = p.UpdateDomains, "" // the scope is gone
+		skipRest(p, "the scope was deleted")
 		return nil
 	} else if err != nil {
 		return err
@@ -137,6 +137,7 @@ func (f *Fabric) nextDomain(t *txn, c *forewarn.Campaign, p *forewarn.ScopeProgr
 			return err
 		}
 		if len(vms) == 0 {
+			p.Skipped = append(p.Skipped, forewarn.SkippedDomain{UpdateDomain: p.Done, Reason: "no VMs"})
 			continue
 		}
 		for _, vm := range vms {
@@ -166,6 +167,40 @@ func (f *Fabric) nextDomain(t *txn, c *forewarn.Campaign, p *forewarn.ScopeProgr
 	}
 	p.Waiting = ""
 	return nil
+}
+
+// skipRest notes every update domain of a scope not yet walked as skipped.
+func skipRest(p *forewarn.ScopeProgress, reason string) {
+	for ; !p.Finished(); p.Done++ {
+		p.Skipped = append(p.Skipped, forewarn.SkippedDomain{UpdateDomain: p.Done, Reason: reason})
+	}
+	p.Event, p.Waiting = "", ""
+}
+
+// skipDomain notes on its campaign that the update domain of a campaign's
+// event that was cancelled (by the admin, or as its VMs were deleted) was
+// not maintained, and why, so that the campaign moves on and its progress
+// says so (it is not scheduled again: the operator chose to cancel it).
+// Events a cancelled campaign cancels are not noted: it walks no further.
+func skipDomain(t *txn, e *forewarn.Event, reason string) error {
+	if e.Campaign == "" {
+		return nil
+	}
+	c, err := t.Campaign(e.Campaign)
+	if errors.Is(err, forewarn.ErrNotFound) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(c.Scopes, func(p forewarn.ScopeProgress) bool { return p.Event == e.ID })
+	if c.Ended() || i < 0 {
+		return nil
+	}
+	p := &c.Scopes[i]
+	p.Skipped = append(p.Skipped, forewarn.SkippedDomain{UpdateDomain: p.Done, Reason: reason})
+	p.Event = ""
+	p.Done++
+	return putCampaign(t, c)
 }
 
 // domainVMs returns the VMs of an update domain of a scope that are not

@@ -58,7 +58,8 @@ func (f *Fabric) StartCampaign(ctx context.Context, spec forewarn.CampaignSpec) 
 	return c, nil
 }
 
-// newCampaign checks a spec and fills in its defaults.
+// newCampaign checks a spec and fills in its defaults: the notice is
+// raised to the type's minimum.
 func newCampaign(spec forewarn.CampaignSpec) (*forewarn.Campaign, error) {
 	kind, ok := campaignTypes[spec.Type]
 	switch {
@@ -81,6 +82,9 @@ func newCampaign(spec forewarn.CampaignSpec) (*forewarn.Campaign, error) {
 	if spec.ParallelScopes == 0 {
 		spec.ParallelScopes = 1
 	}
+	// The campaign records the notice its events get: at least the type's
+	// minimum, which applies when less is asked.
+	spec.Notice = max(spec.Notice, forewarn.Duration(minNotice[spec.Type]))
 	c := &forewarn.Campaign{
 		ID:                uuid.NewString(),
 		Spec:              spec,
@@ -139,7 +143,11 @@ func (f *Fabric) Campaign(ctx context.Context, id string) (*forewarn.Campaign, e
 	return c, err
 }
 
-// SteerCampaign pauses, resumes or cancels a campaign.
+// SteerCampaign pauses, resumes or cancels a campaign. Each is idempotent:
+// pausing a paused campaign, resuming a running one or cancelling a
+// cancelled one changes nothing and returns the campaign as it is. A
+// campaign that has ended cannot be paused or resumed, nor a done one
+// cancelled (ErrConflict).
 func (f *Fabric) SteerCampaign(ctx context.Context, id string, action forewarn.CampaignAction) (*forewarn.Campaign, error) {
 	switch action {
 	case forewarn.PauseCampaign, forewarn.ResumeCampaign, forewarn.CancelCampaign:
@@ -152,10 +160,14 @@ func (f *Fabric) SteerCampaign(ctx context.Context, id string, action forewarn.C
 	var c *forewarn.Campaign
 	err := f.updateCampaigns(ctx, func(t *txn) error {
 		var err error
-		if c, err = activeCampaign(t, id); err != nil {
+		if c, err = steerable(t, id, action); err != nil {
 			return err
 		}
-		if action == forewarn.PauseCampaign {
+		switch {
+		case action == forewarn.PauseCampaign && c.State == forewarn.CampaignPaused,
+			action == forewarn.ResumeCampaign && c.State == forewarn.CampaignRunning:
+			return nil // already so
+		case action == forewarn.PauseCampaign:
 			c.State = forewarn.CampaignPaused
 			return putCampaign(t, c)
 		}
@@ -168,20 +180,33 @@ func (f *Fabric) SteerCampaign(ctx context.Context, id string, action forewarn.C
 	return c, err
 }
 
-// activeCampaign reads a campaign that has not ended.
-func activeCampaign(t *txn, id string) (*forewarn.Campaign, error) {
+// steerable reads a campaign that the action may steer: one that has not
+// ended, or for a cancel one already cancelled.
+func steerable(t *txn, id string, action forewarn.CampaignAction) (*forewarn.Campaign, error) {
 	c, err := t.Campaign(strings.ToLower(id))
 	if err != nil {
 		return nil, err
 	}
-	if c.Ended() {
-		return nil, forewarn.Errorf(forewarn.ErrConflict, "campaign %s is %s", c.ID, c.State)
+	switch {
+	case !c.Ended(), action == forewarn.CancelCampaign && c.State == forewarn.CampaignCancelled:
+		return c, nil
+	case action == forewarn.CancelCampaign:
+		return nil, forewarn.Errorf(forewarn.ErrConflict,
+			"campaign %s is %s: it has nothing left to cancel", c.ID, c.State)
 	}
-	return c, nil
+	return nil, forewarn.Errorf(forewarn.ErrConflict,
+		"campaign %s is %s: an ended campaign cannot be %s", c.ID, c.State, steered[action])
+}
+
+// steered says what an action does to a campaign, for messages.
+var steered = map[forewarn.CampaignAction]string{
+	forewarn.PauseCampaign:  "paused",
+	forewarn.ResumeCampaign: "resumed",
 }
 
 // cancelCampaign cancels the Scheduled events of a campaign, those that
-// have started go on, and marks it cancelled. A campaign over thousands of
+// have started go on, and marks it cancelled; a campaign already cancelled
+// is returned as it is. A campaign over thousands of
 // scopes has more events than one etcd transaction takes, so they are
 // cancelled a batch of scopes at a time (advanceBatch, halved while the
 // store finds it too large), the campaign paused until the last batch so
@@ -194,8 +219,12 @@ func (f *Fabric) cancelCampaign(ctx context.Context, id string) (*forewarn.Campa
 		done := false
 		err := f.updateCampaigns(ctx, func(t *txn) error {
 			var err error
-			if c, err = activeCampaign(t, id); err != nil {
+			if c, err = steerable(t, id, forewarn.CancelCampaign); err != nil {
 				return err
+			}
+			if c.State == forewarn.CampaignCancelled {
+				done = true
+				return nil
 			}
 			if done, err = f.cancelBatch(t, c, int(f.advanceBatch.Load())); err != nil {
 				return err

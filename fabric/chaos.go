@@ -13,7 +13,7 @@ import (
 )
 
 // maxChaos bounds how long a fault lasts.
-const maxChaos = 7 * 24 * time.Hour
+const maxChaos = forewarn.MaxChaosFor
 
 // metaChaos is the meta key of the chaos rules, a JSON list.
 const metaChaos = "chaos"
@@ -56,7 +56,8 @@ func checkChaos(spec forewarn.ChaosSpec) error {
 	case spec.Status != 0 && !slices.Contains(forewarn.ChaosStatuses, spec.Status):
 		return forewarn.Errorf(forewarn.ErrInvalid, "invalid status %d: want 410, 429 or 500", spec.Status)
 	case spec.For > forewarn.Duration(maxChaos):
-		return forewarn.Errorf(forewarn.ErrInvalid, "invalid duration %s: a fault lasts at most %s", spec.For, forewarn.Duration(maxChaos))
+		return forewarn.Errorf(forewarn.ErrInvalid, "invalid duration %s: a fault lasts at most %s",
+			forewarn.FormatDuration(time.Duration(spec.For)), forewarn.FormatDuration(maxChaos))
 	case !(spec.Fraction > 0 && spec.Fraction <= 1):
 		return forewarn.Errorf(forewarn.ErrInvalid, "invalid fraction %g: want more than 0 and at most 1", spec.Fraction)
 	case spec.For <= 0:
@@ -90,21 +91,36 @@ func (f *Fabric) DeleteChaos(ctx context.Context, id string) error {
 // updateChaos changes the rules in force; they are published after the
 // commit.
 func (f *Fabric) updateChaos(ctx context.Context, fn func(*txn, []*forewarn.ChaosRule) ([]*forewarn.ChaosRule, error)) error {
-	return f.update(ctx, func(t *txn) error {
-		current, err := chaosRules(t, t.now)
-		if err != nil {
-			return err
-		}
-		rules, err := fn(t, current)
-		if err != nil {
-			return err
-		}
-		b, err := json.Marshal(rules)
-		if err != nil {
-			return err
-		}
-		t.chaos = &rules
-		return t.PutMeta(metaChaos, b)
+	return f.update(ctx, func(t *txn) error { return changeChaos(t, fn) })
+}
+
+// changeChaos is updateChaos in a transaction under way.
+func changeChaos(t *txn, fn func(*txn, []*forewarn.ChaosRule) ([]*forewarn.ChaosRule, error)) error {
+	current, err := chaosRules(t, t.now)
+	if err != nil {
+		return err
+	}
+	rules, err := fn(t, current)
+	if err != nil {
+		return err
+	}
+	b, err := json.Marshal(rules)
+	if err != nil {
+		return err
+	}
+	t.chaos = &rules
+	return t.PutMeta(metaChaos, b)
+}
+
+// dropChaosOf removes the chaos rules of a deleted scope or VM, so that one
+// created again under its name starts without them (DESIGN.md, invariant 8).
+func dropChaosOf(t *txn, matches func(*forewarn.ChaosRule) bool) error {
+	b, err := t.Meta(metaChaos)
+	if err != nil || b == nil {
+		return err
+	}
+	return changeChaos(t, func(_ *txn, rules []*forewarn.ChaosRule) ([]*forewarn.ChaosRule, error) {
+		return slices.DeleteFunc(rules, matches), nil
 	})
 }
 

@@ -10,7 +10,8 @@ import (
 // Meta keys the fabric keeps in the store.
 const (
 	metaInitialized = "initialized"
-	metaDefaultVM   = "default-vm"
+	metaDefaultVM   = "default-vm"    // its name
+	metaDefaultVMID = "default-vm-id" // its ID: a VM created later under its name is not it
 )
 
 // DefaultScope is the scope of the host's default VM.
@@ -19,7 +20,8 @@ const DefaultScope = "default"
 // EnsureDefaultVM sets up the host's own VM (SPEC.md 8). At the first start
 // with an empty inventory it creates the VM, named host, in scope
 // "default"; at every start it gives the default VM, if it still exists,
-// the addresses given (those another VM owns are skipped).
+// the addresses given (those another VM owns are skipped). A VM the user
+// created under its name after deleting it is the user's, not the host's.
 func (f *Fabric) EnsureDefaultVM(ctx context.Context, host string, addrs []string) (*forewarn.VM, error) {
 	addrs, err := parseAddresses(addrs)
 	if err != nil {
@@ -72,6 +74,9 @@ func (f *Fabric) createDefaultVM(t *txn, host string) (*forewarn.VM, error) {
 	if err := putNewVM(t, vm, scope, forewarn.VMSpec{}); err != nil {
 		return nil, err
 	}
+	if err := t.PutMeta(metaDefaultVMID, []byte(vm.ID)); err != nil {
+		return nil, err
+	}
 	return vm, t.PutMeta(metaDefaultVM, []byte(vm.Name))
 }
 
@@ -85,7 +90,9 @@ func anyVM(t *txn) (bool, error) {
 	return found, err
 }
 
-// defaultVM returns the default VM, or nil if there is none any more.
+// defaultVM returns the default VM, or nil if there is none any more: its
+// name is gone, or taken by another VM (another ID). A store from before
+// the ID was kept takes the VM of the name as the default one.
 func defaultVM(t *txn) (*forewarn.VM, error) {
 	name, err := t.Meta(metaDefaultVM)
 	if err != nil || name == nil {
@@ -94,8 +101,19 @@ func defaultVM(t *txn) (*forewarn.VM, error) {
 	vm, err := t.VM(string(name))
 	if errors.Is(err, forewarn.ErrNotFound) {
 		return nil, nil
+	} else if err != nil {
+		return nil, err
 	}
-	return vm, err
+	id, err := t.Meta(metaDefaultVMID)
+	switch {
+	case err != nil:
+		return nil, err
+	case id == nil:
+		return vm, t.PutMeta(metaDefaultVMID, []byte(vm.ID))
+	case string(id) != vm.ID:
+		return nil, nil
+	}
+	return vm, nil
 }
 
 // readdress gives a VM the addresses no other VM owns.

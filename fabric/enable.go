@@ -40,22 +40,43 @@ func (e *enabling) note(key string, now time.Time) (time.Time, bool) {
 	return stored, ok
 }
 
-func (e *enabling) lastSeen(key string) time.Time {
+// lastSeen returns the last request seen of the scope, or the zero time if
+// none came since it was created: requests to a deleted scope of its name
+// are not its own.
+func (e *enabling) lastSeen(s *forewarn.Scope) time.Time {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.seen[key]
+	seen := e.seen[strings.ToLower(s.Name)]
+	if seen.Before(s.CreatedAt) {
+		return time.Time{}
+	}
+	return seen
 }
 
-// learnStored records what the store holds of a scope that has enabled
-// Scheduled Events, as a published snapshot shows it, unless a later
-// LastSeen is known: a request to such a scope then needs no store write
-// before its answer.
-func (e *enabling) learnStored(key string, t time.Time) {
+// learnStored records what the store holds of a scope, as a published
+// snapshot shows it: the LastSeen of one that has enabled Scheduled Events,
+// unless a later one is known, so that a request to it needs no store write
+// before its answer; nothing for one that has not (a scope created again
+// under a deleted one's name), so that its first request enables it.
+func (e *enabling) learnStored(key string, s *forewarn.Scope) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if t.After(e.stored[key]) {
-		e.stored[key] = t
+	if s.EnabledAt.IsZero() {
+		delete(e.stored, key)
+		return
 	}
+	if s.LastSeen.After(e.stored[key]) {
+		e.stored[key] = s.LastSeen
+	}
+}
+
+// forget drops what is known of a deleted scope's requests: a scope created
+// again under its name starts anew (DESIGN.md, invariant 8).
+func (e *enabling) forget(key string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.seen, key)
+	delete(e.stored, key)
 }
 
 func (e *enabling) setStored(key string, t time.Time) {
@@ -99,7 +120,7 @@ func (f *Fabric) publishLapsed(ctx context.Context) error {
 
 // overlay shows the last request seen in memory on a scope.
 func (e *enabling) overlay(s *forewarn.Scope) {
-	if seen := e.lastSeen(strings.ToLower(s.Name)); seen.After(s.LastSeen) {
+	if seen := e.lastSeen(s); seen.After(s.LastSeen) {
 		s.LastSeen = seen
 	}
 }
@@ -114,7 +135,7 @@ func (f *Fabric) enabled(s *forewarn.Scope, now time.Time) bool {
 		return false
 	}
 	last := s.LastSeen
-	if seen := f.enabling.lastSeen(strings.ToLower(s.Name)); seen.After(last) {
+	if seen := f.enabling.lastSeen(s); seen.After(last) {
 		last = seen
 	}
 	return now.Sub(last) < f.cfg.EnableIdle
@@ -175,8 +196,8 @@ func (f *Fabric) flushEnabling(ctx context.Context) error {
 			} else if err != nil {
 				return err
 			}
-			if !seen.After(s.LastSeen) {
-				continue // another replica stored a later request
+			if !seen.After(s.LastSeen) || seen.Before(s.CreatedAt) {
+				continue // another replica stored a later request, or the scope is new
 			}
 			s.LastSeen = seen
 			if err := t.PutScope(s); err != nil {

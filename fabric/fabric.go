@@ -31,7 +31,7 @@ type Config struct {
 	EnableIdle time.Duration
 	// AlwaysEnabled enables every scope from the start (--dev).
 	AlwaysEnabled bool
-	// Actuator carries out started events; nil simulates their impact.
+	// Actuator carries out started events; default Simulate, over Clock.
 	Actuator forewarn.Actuator
 	// HistoryKeep is how many finished events the history keeps; default
 	// 10,000.
@@ -103,6 +103,9 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 	}
 	if cfg.EnableIdle <= 0 {
 		cfg.EnableIdle = 24 * time.Hour
+	}
+	if cfg.Actuator == nil {
+		cfg.Actuator = Simulate{Clock: cfg.Clock}
 	}
 	if cfg.HistoryKeep <= 0 {
 		cfg.HistoryKeep = 10000
@@ -200,6 +203,7 @@ func (f *Fabric) publish(t *txn) {
 		delete(f.published, strings.ToLower(name))
 		delete(f.inFlight, strings.ToLower(name))
 		delete(f.shownEnabled, strings.ToLower(name))
+		f.enabling.forget(strings.ToLower(name))
 		f.metrics.setScope(name, nil)
 		if f.publisher != nil {
 			f.publisher.RemoveScope(name)
@@ -217,9 +221,7 @@ func (f *Fabric) publish(t *txn) {
 		}
 		f.published[key] = snap.Scope.Name
 		f.keepEvents(key, scopeEvents{snap.Scope.Incarnation, snap.Events})
-		if !snap.Scope.EnabledAt.IsZero() {
-			f.enabling.learnStored(strings.ToLower(snap.Scope.Name), snap.Scope.LastSeen)
-		}
+		f.enabling.learnStored(key, snap.Scope)
 		f.metrics.setScope(snap.Scope.Name, snap.Events)
 		if f.publisher != nil {
 			f.publisher.PublishScope(snap)

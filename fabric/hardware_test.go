@@ -68,6 +68,8 @@ type fakeActuator struct {
 	entered chan string   // if set, told of each run that waits
 }
 
+func (a *fakeActuator) Name() string { return "fake" }
+
 func (a *fakeActuator) Actuate(ctx context.Context, e *forewarn.Event, vm *forewarn.VM) error {
 	if a.block != nil {
 		if a.entered != nil {
@@ -122,14 +124,16 @@ func TestActuatorCarriesOutEvents(t *testing.T) {
 	}
 	h.tick(0)
 	h.waitEvent(id, func(e *forewarn.Event) bool { return len(e.Actuated) == 1 && len(e.Failed) == 1 })
-	if e := h.event(id); e.Status != forewarn.Started || !e.EndsAt.IsZero() {
+	// Held Started past its nominal end until an admin resolves it.
+	h.tick(2 * time.Minute)
+	if e := h.event(id); e.Status != forewarn.Started || e.Actuator != "fake" {
 		t.Fatalf("event with a failed VM: %+v", e)
 	}
 	// Retry: the failed VM runs again; it fails again until fixed.
 	act.mu.Lock()
 	act.fail["web-1"] = false
 	act.mu.Unlock()
-	if _, err := h.f.Resolve(h.ctx, id, forewarn.ResolveRetry); err != nil {
+	if _, err := h.f.Resolve(h.ctx, id, forewarn.Resolution{Action: forewarn.ResolveRetry}); err != nil {
 		t.Fatal(err)
 	}
 	h.tick(0)
@@ -170,15 +174,23 @@ func TestResolveRules(t *testing.T) {
 	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
 	h.vm(forewarn.VMSpec{Name: "solo"})
 	e := h.operate("solo", forewarn.OpRestart)
-	if _, err := h.f.Resolve(h.ctx, e.ID, forewarn.ResolveComplete); !errors.Is(err, forewarn.ErrConflict) {
+	if _, err := h.f.Resolve(h.ctx, e.ID, forewarn.Resolution{Action: forewarn.ResolveComplete}); !errors.Is(err, forewarn.ErrConflict) {
 		t.Fatalf("resolve a Scheduled event: %v", err)
 	}
-	if _, err := h.f.Resolve(h.ctx, e.ID, "redo"); !errors.Is(err, forewarn.ErrInvalid) {
+	if _, err := h.f.Resolve(h.ctx, e.ID, forewarn.Resolution{Action: "redo"}); !errors.Is(err, forewarn.ErrInvalid) {
 		t.Fatalf("bad action: %v", err)
 	}
-	h.f.Approve(h.ctx, e.ID)
-	if _, err := h.f.Resolve(h.ctx, e.ID, forewarn.ResolveComplete); err != nil || h.event(e.ID) != nil {
-		t.Fatalf("complete: %v", err)
+	if _, err := h.f.Approve(h.ctx, e.ID); err != nil {
+		t.Fatal(err)
+	}
+	// Its actuation has not failed: it completes by itself, unless forced.
+	complete := forewarn.Resolution{Action: forewarn.ResolveComplete}
+	if _, err := h.f.Resolve(h.ctx, e.ID, complete); !errors.Is(err, forewarn.ErrConflict) || h.event(e.ID) == nil {
+		t.Fatalf("complete an event whose actuation never failed: %v", err)
+	}
+	complete.Force = true
+	if _, err := h.f.Resolve(h.ctx, e.ID, complete); err != nil || h.event(e.ID) != nil {
+		t.Fatalf("complete --force: %v", err)
 	}
 }
 

@@ -1,26 +1,27 @@
 package fabric
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/forewarn/forewarn"
 )
 
-// start starts a Scheduled event: it shows Started with no NotBefore, and
-// its VMs take the simulated impact until EndsAt, or, with an actuator,
-// until the actuator has carried it out on each of them.
+// start starts a Scheduled event: it shows Started with no NotBefore, its
+// VMs show its impact, and the actuator carries it out on each of them
+// (runActuator, or at EndsAt for Simulate); once it has, the event
+// completes (finish).
 func (f *Fabric) start(t *txn, e *forewarn.Event) error {
 	e.Status = forewarn.Started
 	e.NotBefore = time.Time{}
 	e.StartedAt = t.now
-	if f.cfg.Actuator == nil {
-		e.EndsAt = t.now.Add(f.scaled(impactOf(e)))
-	}
+	e.EndsAt = t.now.Add(f.scaled(impactOf(e)))
+	e.Actuator = f.cfg.Actuator.Name()
 	if err := t.PutEvent(e); err != nil {
 		return fmt.Errorf("start event %s: %w", e.ID, err)
 	}
-	if err := f.setState(t, e, stateDuring[e.Type]); err != nil {
+	if err := f.restate(t, e.Resources); err != nil {
 		return err
 	}
 	t.started = append(t.started, e)
@@ -39,8 +40,20 @@ func (f *Fabric) approve(t *txn, e *forewarn.Event, by string) error {
 	return f.start(t, e)
 }
 
+// finish completes a started event once the actuator has carried it out on
+// every VM it still names, and else stores it as it is: it is the one way
+// an actuation completes an event, whichever actuator ran it and whatever
+// VMs were deleted meanwhile.
+func (f *Fabric) finish(t *txn, e *forewarn.Event) error {
+	if e.Status == forewarn.Started && f.actuatedAll(e) {
+		return f.complete(t, e)
+	}
+	return t.PutEvent(e)
+}
+
 // complete ends a started event: evicted and terminated VMs are deleted,
-// the others run again, and the event goes to the history.
+// the others take the state of what else is in flight on them, and the
+// event goes to the history.
 func (f *Fabric) complete(t *txn, e *forewarn.Event) error {
 	if err := f.end(t, e, forewarn.Completed); err != nil {
 		return err
@@ -53,7 +66,7 @@ func (f *Fabric) complete(t *txn, e *forewarn.Event) error {
 		}
 		return nil
 	}
-	return f.setState(t, e, forewarn.Running)
+	return f.restate(t, e.Resources)
 }
 
 // end removes an event from the document and appends it to the history.
@@ -70,12 +83,22 @@ func (f *Fabric) end(t *txn, e *forewarn.Event, outcome forewarn.Outcome) error 
 	return t.eventsChanged(e.Scope)
 }
 
-// setState sets the simulated state of the VMs an event hits.
-func (f *Fabric) setState(t *txn, e *forewarn.Event, state forewarn.VMState) error {
-	for _, name := range e.Resources {
+// restate sets the state of each VM named from the events in flight on it:
+// the impact of the one started last, or running if none has started.
+func (f *Fabric) restate(t *txn, names []string) error {
+	for _, name := range names {
 		vm, err := t.VM(name)
-		if err != nil {
+		if errors.Is(err, forewarn.ErrNotFound) {
 			continue // deleted meanwhile
+		} else if err != nil {
+			return err
+		}
+		state, err := stateOf(t, vm)
+		if err != nil {
+			return err
+		}
+		if state == vm.State {
+			continue
 		}
 		vm.State = state
 		if err := t.PutVM(vm); err != nil {
@@ -84,6 +107,24 @@ func (f *Fabric) setState(t *txn, e *forewarn.Event, state forewarn.VMState) err
 		t.touch(vm.Scope)
 	}
 	return nil
+}
+
+// stateOf is the state the events in flight give a VM.
+func stateOf(t *txn, vm *forewarn.VM) (forewarn.VMState, error) {
+	events, err := t.Events(vm.Scope)
+	if err != nil {
+		return "", err
+	}
+	var last *forewarn.Event
+	for _, e := range events {
+		if e.Status == forewarn.Started && e.Hits(vm.Name) && (last == nil || !e.StartedAt.Before(last.StartedAt)) {
+			last = e
+		}
+	}
+	if last == nil {
+		return forewarn.Running, nil
+	}
+	return stateDuring[last.Type], nil
 }
 
 // impactOf is how long the simulated impact of an event lasts, unscaled:

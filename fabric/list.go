@@ -73,8 +73,11 @@ type eventCursor struct {
 // cursorOf returns the cursor of a page of events that ends with e, as it
 // goes on the wire: its creation time and id, base64url-encoded, so that a
 // client treats it as opaque and it needs no escaping in a URL.
-func cursorOf(e *forewarn.Event) string {
-	raw := e.CreatedAt.UTC().Format(time.RFC3339Nano) + " " + e.ID
+func cursorOf(e *forewarn.Event) string { return stampCursor(e.CreatedAt, e.ID) }
+
+// stampCursor encodes a time and an id as a cursor.
+func stampCursor(at time.Time, id string) string {
+	raw := at.UTC().Format(time.RFC3339Nano) + " " + id
 	return base64.RawURLEncoding.EncodeToString([]byte(raw))
 }
 

@@ -74,7 +74,8 @@ func (f *Fabric) checkOperation(t *txn, op forewarn.Operation, vm *forewarn.VM, 
 	}
 	if n >= f.cfg.MaxUserOps {
 		return forewarn.Errorf(forewarn.ErrLimit,
-			"scope %q already has %d user operations in flight, the most allowed", scope.Name, n)
+			"scope %q already has %s in flight, the most allowed (serve --max-user-ops)",
+			scope.Name, countOf(n, "user operation", "user operations"))
 	}
 	return nil
 }

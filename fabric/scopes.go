@@ -3,6 +3,7 @@ package fabric
 import (
 	"context"
 	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -10,7 +11,9 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// CreateScope creates a scope, its incarnation at 1.
+// CreateScope creates a scope, its incarnation at 1, and returns it as
+// Scope would read it: Enabled says whether it gets notice now (with
+// AlwaysEnabled, at once).
 func (f *Fabric) CreateScope(ctx context.Context, spec forewarn.ScopeSpec) (*forewarn.Scope, error) {
 	s, err := newScope(spec)
 	if err != nil {
@@ -23,6 +26,8 @@ func (f *Fabric) CreateScope(ctx context.Context, spec forewarn.ScopeSpec) (*for
 	if err != nil {
 		return nil, err
 	}
+	f.enabling.overlay(s)
+	s.Enabled = f.enabled(s, f.clock.Now())
 	return s, nil
 }
 
@@ -140,13 +145,16 @@ func (f *Fabric) DeleteScope(ctx context.Context, name string) error {
 		}
 		if len(vms) > 0 {
 			return forewarn.Errorf(forewarn.ErrConflict,
-				"scope %q still has %d VMs: delete them first", s.Name, len(vms))
+				"scope %q still has %s: delete them first", s.Name, countOf(len(vms), "VM", "VMs"))
 		}
 		return deleteScope(t, s)
 	})
 }
 
-// deleteScope deletes a scope and keeps its last incarnation.
+// deleteScope deletes a scope and keeps its last incarnation. What else
+// names it goes with it: the campaigns walking it skip the rest of it, and
+// its chaos rules end, so that a scope created again under its name starts
+// anew (DESIGN.md, invariant 8).
 func deleteScope(t *txn, s *forewarn.Scope) error {
 	if err := t.PutMeta(incarnationKey(s.Name), []byte(strconv.FormatInt(s.Incarnation, 10))); err != nil {
 		return err
@@ -155,6 +163,29 @@ func deleteScope(t *txn, s *forewarn.Scope) error {
 		return err
 	}
 	t.scopeDeleted(s.Name)
+	if err := dropChaosOf(t, func(r *forewarn.ChaosRule) bool { return forewarn.SameName(r.Scope, s.Name) }); err != nil {
+		return err
+	}
+	return leaveScope(t, s.Name)
+}
+
+// leaveScope marks the rest of a deleted scope skipped in every campaign
+// walking it.
+func leaveScope(t *txn, scope string) error {
+	campaigns, err := t.Campaigns()
+	if err != nil {
+		return err
+	}
+	for _, c := range campaigns {
+		i := slices.IndexFunc(c.Scopes, func(p forewarn.ScopeProgress) bool { return forewarn.SameName(p.Scope, scope) })
+		if c.Ended() || i < 0 || c.Scopes[i].Finished() {
+			continue
+		}
+		skipRest(&c.Scopes[i], "the scope was deleted")
+		if err := putCampaign(t, c); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

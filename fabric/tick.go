@@ -15,8 +15,8 @@ import (
 const retryAfter = time.Second
 
 // Tick does the work that is due now: it starts the Scheduled events whose
-// NotBefore has come and completes the started events whose impact has
-// ended (runDue), moves campaigns on if one may move, and starts the
+// NotBefore has come and completes the started events whose simulated
+// impact has ended (runDue), moves campaigns on if one may move, and starts the
 // actuator on started events it is not running on. It returns the next
 // deadline, or the zero time if nothing is pending.
 func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
@@ -107,20 +107,22 @@ func (f *Fabric) pending() work {
 	f.mu.Lock()
 	for _, s := range f.inFlight {
 		for _, e := range s.events {
-			d := deadline(e)
+			d, ok := f.deadline(e)
 			switch {
-			case !d.IsZero() && !now.Before(d):
-				due = append(due, e)
-			case !d.IsZero():
-				w.next = earliest(w.next, d)
-			case f.cfg.Actuator != nil && e.Status == forewarn.Started:
+			case !ok:
 				w.actuate = append(w.actuate, e)
+			case !now.Before(d):
+				due = append(due, e)
+			default:
+				w.next = earliest(w.next, d)
 			}
 		}
 	}
 	f.mu.Unlock()
 	slices.SortFunc(due, func(a, b *forewarn.Event) int {
-		return cmp.Or(deadline(a).Compare(deadline(b)), cmp.Compare(a.ID, b.ID))
+		da, _ := f.deadline(a)
+		db, _ := f.deadline(b)
+		return cmp.Or(da.Compare(db), cmp.Compare(a.ID, b.ID))
 	})
 	for _, e := range due {
 		w.due = append(w.due, e.ID)
@@ -128,23 +130,32 @@ func (f *Fabric) pending() work {
 	return w
 }
 
-// due starts or completes one event if its time has come.
+// due starts an event, or carries it out with a timed actuator, if its time
+// has come.
 func (f *Fabric) due(t *txn, e *forewarn.Event) error {
-	switch {
-	case e.Status == forewarn.Scheduled && !t.now.Before(e.NotBefore):
+	if e.Status == forewarn.Scheduled {
+		if t.now.Before(e.NotBefore) {
+			return nil
+		}
 		return f.start(t, e)
-	case e.Status == forewarn.Started && !t.now.Before(e.EndsAt):
-		return f.complete(t, e)
+	}
+	if a, ok := f.cfg.Actuator.(timed); ok {
+		return f.actuateTimed(t, e, a)
 	}
 	return nil
 }
 
-// deadline is the next time an event changes by itself.
-func deadline(e *forewarn.Event) time.Time {
+// deadline is the next time an event changes by itself: its NotBefore, or
+// the end of a timed actuator's runs. It reports false for a started event
+// that an actuator carries out in goroutines of its own.
+func (f *Fabric) deadline(e *forewarn.Event) (time.Time, bool) {
 	if e.Status == forewarn.Scheduled {
-		return e.NotBefore
+		return e.NotBefore, true
 	}
-	return e.EndsAt
+	if a, ok := f.cfg.Actuator.(timed); ok && len(unactuated(e)) > 0 {
+		return a.runsEnd(e), true
+	}
+	return time.Time{}, false
 }
 
 func earliest(a, b time.Time) time.Time {

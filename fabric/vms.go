@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/forewarn/forewarn"
@@ -268,6 +269,10 @@ func (f *Fabric) deleteVM(t *txn, name string) error {
 	if err := t.DeleteVM(vm.Name); err != nil {
 		return err
 	}
+	err = dropChaosOf(t, func(r *forewarn.ChaosRule) bool { return forewarn.SameName(r.VM, vm.Name) })
+	if err != nil {
+		return err
+	}
 	t.touch(vm.Scope)
 	scope, err := t.Scope(vm.Scope)
 	if err != nil {
@@ -282,28 +287,32 @@ func (f *Fabric) deleteVM(t *txn, name string) error {
 	return deleteScope(t, scope)
 }
 
-// dropResource removes a deleted VM from an event.
+// dropResource removes a deleted VM from an event, and from what its
+// actuator did: a started event whose other VMs are all done completes.
 func (f *Fabric) dropResource(t *txn, e *forewarn.Event, vm string) error {
 	if !e.Hits(vm) {
 		return nil
 	}
-	kept := e.Resources[:0]
-	for _, r := range e.Resources {
-		if !forewarn.SameName(r, vm) {
-			kept = append(kept, r)
-		}
-	}
-	if len(kept) == 0 {
+	if len(e.Resources) == 1 {
 		// Its last VM is gone: the history keeps the VM it was for.
-		outcome := forewarn.Cancelled
 		if e.Status == forewarn.Started {
-			outcome = forewarn.Completed
+			return f.end(t, e, forewarn.Completed)
 		}
-		return f.end(t, e, outcome)
+		if err := f.end(t, e, forewarn.Cancelled); err != nil {
+			return err
+		}
+		return skipDomain(t, e, "its VMs were deleted before it started")
 	}
-	e.Resources = kept
-	if err := t.PutEvent(e); err != nil {
+	e.Resources = withoutName(e.Resources, vm)
+	e.Actuated = withoutName(e.Actuated, vm)
+	e.Failed = withoutName(e.Failed, vm)
+	if err := f.finish(t, e); err != nil {
 		return err
 	}
 	return t.eventsChanged(e.Scope)
+}
+
+// withoutName returns names without name (case-insensitively).
+func withoutName(names []string, name string) []string {
+	return slices.DeleteFunc(slices.Clone(names), func(n string) bool { return forewarn.SameName(n, name) })
 }

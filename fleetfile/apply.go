@@ -14,8 +14,8 @@ import (
 const createBatch = 1000
 
 // Apply brings the fleet to the file: it plans, refuses the whole file if
-// the plan has any conflict (an error wrapping forewarn.ErrConflict that
-// lists them all, and nothing changed), then makes the changes in the
+// the plan has any conflict (a *ConflictError, which wraps
+// forewarn.ErrConflict and lists them all, and nothing changed), then makes the changes in the
 // order of the plan. The scopes and VMs to create go in batches, each
 // created all or none; a batch the store finds too large is halved. Apply
 // returns every change of the plan, unchanged ones included. If a call

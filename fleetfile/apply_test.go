@@ -447,7 +447,7 @@ scopes:
 		t.Fatal(err)
 	}
 	want := []string{
-		"create scope pool: scale-set, 2 update domains, 1 fault domains, terminate notice 15m",
+		"create scope pool: scale-set, 2 update domains, 1 fault domain, terminate notice 15m",
 		"create vm p-0: scope pool, update domain 1, fault domain 0, Spot, 127.0.0.2, ::5",
 	}
 	for i, c := range changes {

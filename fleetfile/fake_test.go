@@ -330,13 +330,17 @@ func (f *fakeFleet) Cancel(context.Context, string) (*forewarn.Event, error) { r
 
 func (f *fakeFleet) History(context.Context, int) ([]*forewarn.Event, error) { return nil, errFake }
 
+func (f *fakeFleet) HistoryPage(context.Context, forewarn.HistoryQuery) ([]*forewarn.Event, string, error) {
+	return nil, "", errFake
+}
+
 func (f *fakeFleet) Fail(context.Context, string) (*forewarn.Event, error) { return nil, errFake }
 
 func (f *fakeFleet) Degrade(context.Context, string, time.Duration) (*forewarn.Event, error) {
 	return nil, errFake
 }
 
-func (f *fakeFleet) Resolve(context.Context, string, forewarn.ResolveAction) (*forewarn.Event, error) {
+func (f *fakeFleet) Resolve(context.Context, string, forewarn.Resolution) (*forewarn.Event, error) {
 	return nil, errFake
 }
 

@@ -2,6 +2,7 @@ package fleetfile
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/forewarn/forewarn"
@@ -55,7 +56,7 @@ func (e *ParseError) Error() string {
 	lines := make([]string, 0, min(len(e.Problems), maxProblems)+1)
 	for i, p := range e.Problems {
 		if i == maxProblems {
-			lines = append(lines, fmt.Sprintf("... and %d more problems", len(e.Problems)-i))
+			lines = append(lines, "... and "+countOf(len(e.Problems)-i, "more problem", "more problems"))
 			break
 		}
 		lines = append(lines, p.String())
@@ -66,4 +67,12 @@ func (e *ParseError) Error() string {
 // Unwrap returns the problems as a user error of kind forewarn.ErrInvalid.
 func (e *ParseError) Unwrap() error {
 	return &forewarn.Error{Kind: forewarn.ErrInvalid, Message: e.Error()}
+}
+
+// countOf writes a count and its noun for a message: "1 VM", "3 VMs".
+func countOf(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
 }

@@ -94,7 +94,8 @@ func addressList(addrs []string) string {
 
 // describeScope summarises a scope to create.
 func describeScope(spec forewarn.ScopeSpec) string {
-	s := fmt.Sprintf("%s, %d update domains, %d fault domains", spec.Kind, spec.UpdateDomains, spec.FaultDomains)
+	s := fmt.Sprintf("%s, %s, %s", spec.Kind, countOf(spec.UpdateDomains, "update domain", "update domains"),
+		countOf(spec.FaultDomains, "fault domain", "fault domains"))
 	if spec.Kind == forewarn.ScaleSet {
 		s += ", terminate notice " + shortDuration(time.Duration(spec.TerminateNotice))
 	}

@@ -63,6 +63,9 @@ func (o *adminOptions) withFleet(ctx context.Context, fn func(context.Context, f
 		return fmt.Errorf("%w (is forewarn serve running at %s? set --server or %s)", err, server, serverEnv)
 	case errors.Is(err, forewarn.ErrUnauthorized):
 		return fmt.Errorf("%w (the token came from %s)", err, from)
+	case errors.Is(err, admin.ErrNotAdminAPI):
+		return fmt.Errorf("%w (the metadata listener? forewarn serve's admin API is at its --admin-addr, %s by default; set --server or %s)",
+			err, strings.TrimPrefix(defaultServer, "http://"), serverEnv)
 	}
 	return err
 }

@@ -30,7 +30,9 @@ func agentCommandWithOptions() (*agentOptions, *cobra.Command) {
 		Long: "Run the in-VM handler of Scheduled Events. It watches the metadata service, runs the\n" +
 			"hooks of --config for each event that hits this VM (on_scheduled, on_started,\n" +
 			"on_completed, on_cancelled), approves events by type, and serves metrics.\n" +
-			"The flags override the config file's keys.",
+			"The flags override the config file's keys. The whole configuration is checked\n" +
+			"at start: every problem is reported, one a line, and the agent does not start.\n" +
+			"Without --config it runs with no hooks and approves nothing: it only logs events.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return o.run(cmd) },
 	}
@@ -45,39 +47,54 @@ func agentCommandWithOptions() (*agentOptions, *cobra.Command) {
 	return o, cmd
 }
 
-// agentConfig reads --config (if given) and applies the flags over it.
+// agentConfig reads --config (if given) and applies the flags over it. It
+// checks nothing: agent.New checks the result whole, so that the file's
+// problems and the flags' are reported together.
 func (o *agentOptions) agentConfig() (*agent.Config, error) {
 	cfg := &agent.Config{}
 	if o.config != "" {
 		var err error
-		if cfg, err = agent.LoadConfig(o.config); err != nil {
+		if cfg, err = agent.ReadConfig(o.config); err != nil {
 			return nil, err
 		}
 	}
 	for _, f := range []struct {
-		flag string
-		dst  *string
-	}{{o.endpoint, &cfg.Endpoint}, {o.vmName, &cfg.VMName}, {o.stateFile, &cfg.StateFile}, {o.metricsAddr, &cfg.MetricsAddr}} {
-		if f.flag != "" {
-			*f.dst = f.flag
+		key, flag, value string
+		dst              *string
+	}{
+		{"endpoint", "--endpoint", o.endpoint, &cfg.Endpoint},
+		{"vm_name", "--vm-name", o.vmName, &cfg.VMName},
+		{"state_file", "--state-file", o.stateFile, &cfg.StateFile},
+		{"metrics_addr", "--metrics-addr", o.metricsAddr, &cfg.MetricsAddr},
+	} {
+		if f.value != "" {
+			*f.dst = f.value
+			cfg.SetBy(f.key, f.flag)
 		}
 	}
 	return cfg, nil
 }
 
+// noConfigNotice is logged when the agent runs without --config.
+const noConfigNotice = "no --config: running with no hooks and approving nothing; " +
+	"the agent only logs the events of this VM (and counts them with --metrics-addr)"
+
 // run builds the agent and runs it until the command's context ends.
 func (o *agentOptions) run(cmd *cobra.Command) error {
-	cfg, err := o.agentConfig()
+	log, err := newLogger(cmd.ErrOrStderr(), o.logLevel, o.logFormat)
 	if err != nil {
 		return err
 	}
-	log, err := newLogger(cmd.ErrOrStderr(), o.logLevel, o.logFormat)
+	cfg, err := o.agentConfig()
 	if err != nil {
 		return err
 	}
 	a, err := agent.New(*cfg, log)
 	if err != nil {
 		return err
+	}
+	if o.config == "" {
+		log.Warn(noConfigNotice)
 	}
 	return a.Run(cmd.Context())
 }

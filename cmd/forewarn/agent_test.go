@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,14 +68,94 @@ func TestAgentFlagsOverrideConfig(t *testing.T) {
 	}
 }
 
-// TestAgentBadConfig: an unknown key is refused with its line.
+// TestAgentBadConfig: a bad configuration, with bad flags, exits non-zero
+// with every problem on a line of its own, led by its key and line or its
+// flag, and starts nothing: no metrics listener, no state file, no log of
+// a start.
 func TestAgentBadConfig(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "agent.yaml")
-	if err := os.WriteFile(path, []byte("endpoint: x\nhooks:\n  Reboot:\n    on_schedule:\n      command: true\n"), 0o644); err != nil {
+	dir := t.TempDir()
+	notDir := filepath.Join(dir, "file")
+	if err := os.WriteFile(notDir, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err := runCLI(t, "agent", "--config", path)
-	if err == nil || !strings.Contains(err.Error(), "line 4") || !strings.Contains(err.Error(), "on_schedule") {
-		t.Fatalf("error %v, want line 4 and the key", err)
+	path := filepath.Join(dir, "agent.yaml")
+	config := "endpoint: http://127.0.0.1:8169\n" + // --endpoint overrides it
+		"state_file: " + notDir + "/state.json\n" +
+		"hooks:\n" +
+		"  Reboot:\n" +
+		"    on_scheduled:\n" +
+		"      comand: kubectl drain\n" +
+		"approval:\n" +
+		"  Reboot: always\n"
+	if err := os.WriteFile(path, []byte(config), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	metrics := freeAddr(t)
+	args := []string{"agent", "--config", path, "--endpoint", "http//10.0.0.1", "--metrics-addr", metrics}
+	want := "forewarn: agent config " + path + ": 4 problems:\n" +
+		`  --endpoint: "http//10.0.0.1": want http://host[:port] (or host[:port] alone)` + "\n" +
+		"  state_file (line 2): " + notDir + "/state.json: " + notDir + " is not a directory\n" +
+		"  hooks.Reboot.on_scheduled.comand (line 6): unknown key (did you mean command?)\n" +
+		`  approval.Reboot (line 8): unknown policy "always": want never, after-hook or immediately` + "\n"
+	code, stderr := runMain(t, args...)
+	if code == 0 || stderr != want {
+		t.Fatalf("exit %d, stderr:\n%s\nwant a non-zero exit and:\n%s", code, stderr, want)
+	}
+	if conn, err := net.Dial("tcp", metrics); err == nil {
+		conn.Close()
+		t.Fatalf("something listens on --metrics-addr %s", metrics)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 2 {
+		t.Fatalf("%s holds %v, want only the config and the file", dir, entries)
+	}
+}
+
+// TestAgentWithoutConfig: without --config the agent says, once, that it
+// runs with no hooks, and runs.
+func TestAgentWithoutConfig(t *testing.T) {
+	out := &lineWriter{}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	cmd := newCLI([]string{"agent", "--endpoint", "http://127.0.0.1:1", "--vm-name", "vm0",
+		"--state-file", filepath.Join(t.TempDir(), "state.json")}, out)
+	go func() { done <- cmd.ExecuteContext(ctx) }()
+	out.await(t, 0, nil, "agent started")
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("agent: %v", err)
+	}
+	if n := strings.Count(out.String(), noConfigNotice); n != 1 {
+		t.Fatalf("the notice %d times, want once:\n%s", n, out)
+	}
+}
+
+// runMain runs the command line as main does and returns its exit code and
+// what it wrote to stderr.
+func runMain(t *testing.T, args ...string) (int, string) {
+	t.Helper()
+	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	stderr := os.Stderr
+	os.Stderr = f
+	code := run(t.Context(), args)
+	os.Stderr = stderr
+	b, err := os.ReadFile(f.Name())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, string(b)
+}
+
+// freeAddr returns a loopback address with a port nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
 }

@@ -57,11 +57,34 @@ func (o *applyOptions) runE(cmd *cobra.Command, _ []string) error {
 			return o.plan(ctx, cmd.OutOrStdout(), fleet, file)
 		}
 		changes, err := fleetfile.Apply(ctx, fleet, file, o.prune)
+		var conflicts *fleetfile.ConflictError
+		if errors.As(err, &conflicts) {
+			return printConflicts(cmd.OutOrStdout(), o.output, conflicts)
+		}
 		if perr := printChanges(cmd.OutOrStdout(), o.output, changes); err == nil {
 			err = perr
 		}
 		return oneLine(err)
 	})
+}
+
+// printConflicts writes the conflicts that made apply refuse the file, one
+// a line as --dry-run writes them, after where the file declares them
+// ("fleet.yaml:2: conflict scope web: ..."), or as a JSON array of
+// changes; it returns the one-line error that says the file was refused.
+func printConflicts(w io.Writer, format outputFormat, e *fleetfile.ConflictError) error {
+	if format == outputJSON {
+		if err := writeJSON(w, e.Conflicts); err != nil {
+			return err
+		}
+		return errors.New(e.Summary())
+	}
+	for i, c := range e.Conflicts {
+		if _, err := fmt.Fprintf(w, "%s:%d: %s\n", e.File, e.Lines[i], c); err != nil {
+			return err
+		}
+	}
+	return errors.New(e.Summary())
 }
 
 // plan prints what applying the file would do; conflicts make it fail,

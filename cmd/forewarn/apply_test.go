@@ -65,7 +65,11 @@ func TestApply(t *testing.T) {
 	mustRun(t, "vm", "show", srv.hostVM) // scope default is never pruned
 
 	conflict := writeFile(t, "conflict.yaml", strings.Replace(smallerFleet, "updateDomains: 2", "updateDomains: 3", 1))
-	mustFail(t, []string{"apply", "-f", conflict}, "conflict.yaml:2", "scope web", "updateDomains: file 3, server 2", "nothing was changed")
+	out, err := runCLI(t, "apply", "-f", conflict)
+	if err == nil || !strings.HasSuffix(err.Error(), "conflict.yaml: 1 conflict with the fleet, nothing was changed") ||
+		!strings.HasSuffix(out, "conflict.yaml:2: conflict scope web: updateDomains: file 3, server 2\n") {
+		t.Errorf("apply of a file in conflict: %v; output:\n%s", err, out)
+	}
 	mustFail(t, []string{"apply", "-f", conflict, "--dry-run"}, "1 conflict")
 }
 

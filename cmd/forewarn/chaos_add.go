@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/forewarn/forewarn"
 	"github.com/spf13/cobra"
@@ -50,7 +51,7 @@ func newChaosAddCommand(a *adminOptions) *cobra.Command {
 	f.IntVar(&o.status, "status", 0, "answer this status: 410, 429 or 500")
 	f.Var(&o.delay, "delay", "hold the answer this long instead")
 	f.Float64Var(&o.fraction, "fraction", 1, "fraction of the matching requests hit: more than 0, at most 1")
-	f.Var(&o.duration, "for", "how long the fault lasts")
+	f.Var(&o.duration, "for", "how long the fault lasts, at most 7d")
 	addOutputFlag(cmd, &o.output)
 	return cmd
 }
@@ -74,6 +75,9 @@ func (o *chaosAddOptions) spec() (forewarn.ChaosSpec, error) {
 		return forewarn.ChaosSpec{}, fmt.Errorf("--fraction must be more than 0 and at most 1, not %g", o.fraction)
 	case o.duration == 0:
 		return forewarn.ChaosSpec{}, errors.New("missing --for: how long the fault lasts, such as 10m")
+	case time.Duration(o.duration) > forewarn.MaxChaosFor:
+		return forewarn.ChaosSpec{}, fmt.Errorf("--for must be at most %s, not %s",
+			forewarn.FormatDuration(forewarn.MaxChaosFor), forewarn.FormatDuration(time.Duration(o.duration)))
 	}
 	return forewarn.ChaosSpec{
 		Scope:    o.scope,

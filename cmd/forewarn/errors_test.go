@@ -44,15 +44,15 @@ func TestBadInput(t *testing.T) {
 	mustFail(t, []string{"scope", "list", "-o", "yaml"}, `"yaml" is not table or json`)
 	mustFail(t, []string{"events", "-o", "xml"}, `"xml" is not table or json`)
 	mustFail(t, []string{"scope", "create", "x", "--terminate-notice", "5x"}, "--terminate-notice", "5x")
-	mustFail(t, []string{"scope", "create", "x", "--terminate-notice", "7d"}, "168h0m0s") // days parse; the server wants 5m-15m
+	mustFail(t, []string{"scope", "create", "x", "--terminate-notice", "7d"}, "--terminate-notice must be from 5m to 15m, not 7d") // days parse
 	mustRun(t, "scope", "create", "ss", "--kind", "scale-set", "--terminate-notice", "10m")
 	mustFail(t, []string{"scope", "create", "x", "--kind", "rack"}, `"rack"`)
-	mustFail(t, []string{"scope", "create", "x", "--update-domains", "0"}, "--update-domains must be at least 1")
+	mustFail(t, []string{"scope", "create", "x", "--update-domains", "0"}, "--update-domains must be from 1 to 20, not 0")
 	mustFail(t, []string{"scope", "create", "bad/name"}, "bad/name")
 	mustFail(t, []string{"scope", "show"}, "missing NAME")
 	mustFail(t, []string{"vm", "restart", "a", "b"}, "takes one NAME")
 	mustFail(t, []string{"vm", "reboot", "a"}, `unknown command "reboot"`)
-	mustFail(t, []string{"maintenance", "history", "--limit", "0"}, "--limit must be at least 1")
+	mustFail(t, []string{"maintenance", "history", "--limit", "0"}, "--limit must be from 1 to 10000, not 0")
 	mustFail(t, []string{"events", "approve"}, "--all")
 	mustFail(t, []string{"events", "approve", "x", "--all"}, "not both")
 	mustFail(t, []string{"events", "approve", "no-such-event"}, "400", `"no-such-event"`)

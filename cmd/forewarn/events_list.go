@@ -28,5 +28,5 @@ func (o *eventsListOptions) runE(cmd *cobra.Command, _ []string) error {
 	if err != nil {
 		return err
 	}
-	return printDocument(cmd.OutOrStdout(), o.output, doc)
+	return printDocument(cmd.OutOrStdout(), o.output, doc, o.events.apiVersion)
 }

@@ -39,11 +39,18 @@ type testServer struct {
 // are open, and stops it at cleanup, checking that it returned nil.
 func startServer(t *testing.T, extra ...string) *testServer {
 	t.Helper()
+	return startServerIn(t, t.TempDir(), extra...)
+}
+
+// startServerIn is startServer on a given data directory, as a restart of
+// the server.
+func startServerIn(t *testing.T, dataDir string, extra ...string) *testServer {
+	t.Helper()
 	host, err := os.Hostname()
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := &testServer{dataDir: t.TempDir(), logs: &lineWriter{}, hostVM: host, stopped: make(chan struct{})}
+	s := &testServer{dataDir: dataDir, logs: &lineWriter{}, hostVM: host, stopped: make(chan struct{})}
 	cmd := newRootCommand()
 	cmd.SetArgs(append([]string{"serve", "--data-dir", s.dataDir,
 		"--metadata-addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",

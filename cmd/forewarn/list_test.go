@@ -121,7 +121,7 @@ func TestVMListPages(t *testing.T) {
 
 	mustFail(t, []string{"vm", "list", "--limit", "-1"}, "--limit must be from 1 to 10000", "-1")
 	mustFail(t, []string{"vm", "list", "--limit", "10001"}, "--limit must be from 1 to 10000")
-	mustFail(t, []string{"vm", "list", "--update-domain", "-2"}, "--update-domain must be 0 or more")
+	mustFail(t, []string{"vm", "list", "--update-domain", "-2"}, "--update-domain must be from 0 to 19, not -2")
 	mustFail(t, []string{"vm", "list", "--priority", "cheap"}, `"--priority"`, "want Regular or Spot")
 	mustFail(t, []string{"vm", "list", "--after", "web/1"}, `invalid after "web/1"`)
 	mustFail(t, []string{"vm", "list", "--scope", "nope"}, `"nope"`, "not found")

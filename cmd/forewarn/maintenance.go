@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io"
+
 	"github.com/forewarn/forewarn"
 	"github.com/spf13/cobra"
 )
@@ -35,6 +37,18 @@ var eventTable = table[*forewarn.Event]{
 			timeCell(e.NotBefore), string(e.Source), e.ApprovedBy, listCell(e.Failed),
 		}
 	},
+}
+
+// printEvent writes an event as it is after the command's change: one in
+// flight as maintenance list shows it, one that the change ended
+// (cancelled, or completed by resolve) as maintenance history shows it,
+// with its outcome. JSON is the admin API's object either way: an ended
+// event keeps the status it had and has its outcome set.
+func printEvent(w io.Writer, format outputFormat, e *forewarn.Event) error {
+	if !e.InFlight() {
+		return historyTable.printOne(w, format, e)
+	}
+	return eventTable.printOne(w, format, e)
 }
 
 // historyTable prints finished and cancelled events.

@@ -43,8 +43,8 @@ func newActionCommand[T any](a *adminOptions, name, short string,
 }
 
 // newEventActionCommand returns "maintenance <name> ID", which applies act
-// to one event and prints the event act returns.
+// to one event and prints the event act returns (printEvent).
 func newEventActionCommand(a *adminOptions, name, short string,
 	act func(forewarn.Fleet, context.Context, string) (*forewarn.Event, error)) *cobra.Command {
-	return newActionCommand(a, name, short, act, eventTable.printOne)
+	return newActionCommand(a, name, short, act, printEvent)
 }

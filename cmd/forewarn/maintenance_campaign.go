@@ -67,14 +67,15 @@ var scopeProgressTable = table[forewarn.ScopeProgress]{
 
 // progress sums a campaign's progress over its scopes.
 type progress struct {
-	done, total, inFlight int
-	noNotice              []string
+	done, skipped, total, inFlight int
+	noNotice                       []string
 }
 
 func progressOf(c *forewarn.Campaign) progress {
 	var p progress
 	for _, s := range c.Scopes {
 		p.done += min(s.Done, s.UpdateDomains)
+		p.skipped += len(s.Skipped)
 		p.total += s.UpdateDomains
 		if s.Event != "" {
 			p.inFlight++
@@ -89,13 +90,21 @@ func progressOf(c *forewarn.Campaign) progress {
 // printCampaign writes a campaign: its JSON, or a summary, a table of its
 // scopes and a warning naming the scopes that get no notice.
 func printCampaign(w io.Writer, format outputFormat, c *forewarn.Campaign) error {
+	return printCampaignNotice(w, format, c, noticeCell(c.Spec.Notice))
+}
+
+// printCampaignNotice is printCampaign with the summary's notice as given.
+func printCampaignNotice(w io.Writer, format outputFormat, c *forewarn.Campaign, notice string) error {
 	if format == outputJSON {
 		return writeJSON(w, c)
 	}
-	if err := writeCampaignSummary(w, c); err != nil {
+	if err := writeCampaignSummary(w, c, notice); err != nil {
 		return err
 	}
 	if err := scopeProgressTable.write(w, c.Scopes); err != nil {
+		return err
+	}
+	if err := writeSkipped(w, c); err != nil {
 		return err
 	}
 	if p := progressOf(c); len(p.noNotice) > 0 {
@@ -106,9 +115,38 @@ func printCampaign(w io.Writer, format outputFormat, c *forewarn.Campaign) error
 	return nil
 }
 
+// writeSkipped lists the update domains a campaign walked past without
+// maintaining them, and why.
+func writeSkipped(w io.Writer, c *forewarn.Campaign) error {
+	if progressOf(c).skipped == 0 {
+		return nil
+	}
+	if _, err := fmt.Fprintln(w, "\nSKIPPED (walked past, not maintained):"); err != nil {
+		return err
+	}
+	for _, p := range c.Scopes {
+		for i := 0; i < len(p.Skipped); {
+			// A run of update domains skipped for one reason takes a line.
+			first, last := p.Skipped[i], p.Skipped[i]
+			for i++; i < len(p.Skipped) && p.Skipped[i].Reason == first.Reason &&
+				p.Skipped[i].UpdateDomain == last.UpdateDomain+1; i++ {
+				last = p.Skipped[i]
+			}
+			domains := fmt.Sprintf("update domain %d", first.UpdateDomain)
+			if last != first {
+				domains = fmt.Sprintf("update domains %d-%d", first.UpdateDomain, last.UpdateDomain)
+			}
+			if _, err := fmt.Fprintf(w, "  %s %s: %s\n", p.Scope, domains, first.Reason); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // writeCampaignSummary writes a campaign's fields, one a line, then a
-// blank line.
-func writeCampaignSummary(w io.Writer, c *forewarn.Campaign) error {
+// blank line; notice is the line of its notice.
+func writeCampaignSummary(w io.Writer, c *forewarn.Campaign, notice string) error {
 	p := progressOf(c)
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
 	for _, f := range [][2]string{
@@ -117,9 +155,9 @@ func writeCampaignSummary(w io.Writer, c *forewarn.Campaign) error {
 		{"State:", string(c.State)},
 		{"Description:", c.Description},
 		{"Duration:", durationCell(c.DurationInSeconds)},
-		{"Notice:", noticeCell(c.Spec.Notice)},
+		{"Notice:", notice},
 		{"Parallel scopes:", strconv.Itoa(max(c.Spec.ParallelScopes, 1))},
-		{"Progress:", fmt.Sprintf("%d/%d update domains done, %d %s in flight", p.done, p.total, p.inFlight, plural(p.inFlight, "event", "events"))},
+		{"Progress:", progressCell(p)},
 		{"Created:", timeCell(c.CreatedAt)},
 		{"Estimated end:", timeCell(c.EstimatedEnd)},
 		{"Ended:", timeCell(c.EndedAt)},
@@ -133,7 +171,19 @@ func writeCampaignSummary(w io.Writer, c *forewarn.Campaign) error {
 	return err
 }
 
-// noticeCell shows a campaign's notice: "the type's minimum" for zero.
+// progressCell says how far a campaign is: "3/4 update domains done (1
+// skipped), 1 event in flight".
+func progressCell(p progress) string {
+	skipped := ""
+	if p.skipped > 0 {
+		skipped = fmt.Sprintf(" (%d skipped)", p.skipped)
+	}
+	return fmt.Sprintf("%d/%d update domains done%s, %d %s in flight",
+		p.done, p.total, skipped, p.inFlight, plural(p.inFlight, "event", "events"))
+}
+
+// noticeCell shows a campaign's notice: "the type's minimum" for zero,
+// which a campaign started by an earlier release may hold.
 func noticeCell(d forewarn.Duration) string {
 	if d == 0 {
 		return "the type's minimum"

@@ -14,6 +14,7 @@ type maintenanceResolveOptions struct {
 	output   outputFormat
 	complete bool
 	retry    bool
+	force    bool
 }
 
 func newMaintenanceResolveCommand(a *adminOptions) *cobra.Command {
@@ -23,7 +24,8 @@ func newMaintenanceResolveCommand(a *adminOptions) *cobra.Command {
 		Short: "Settle a Started event whose actuation failed on some VMs (FAILED in maintenance list)",
 		Long: "Settle a Started event whose exec actuation failed for good on some VMs, which\n" +
 			"maintenance list shows under FAILED: --complete completes the event as it is,\n" +
-			"--retry runs the command again on the failed VMs.",
+			"--retry runs the command again on the failed VMs. An event with no failed VM\n" +
+			"completes by itself and is refused, unless --complete --force cuts it short.",
 		Args: oneArg("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			action, err := o.action()
@@ -31,16 +33,17 @@ func newMaintenanceResolveCommand(a *adminOptions) *cobra.Command {
 				return err
 			}
 			return o.admin.withFleet(cmd.Context(), func(ctx context.Context, fleet forewarn.Fleet) error {
-				e, err := fleet.Resolve(ctx, args[0], action)
+				e, err := fleet.Resolve(ctx, args[0], forewarn.Resolution{Action: action, Force: o.force})
 				if err != nil {
 					return err
 				}
-				return eventTable.printOne(cmd.OutOrStdout(), o.output, e)
+				return printEvent(cmd.OutOrStdout(), o.output, e)
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&o.complete, "complete", false, "complete the event: the failed VMs are taken as done")
 	cmd.Flags().BoolVar(&o.retry, "retry", false, "run the actuator again on the failed VMs")
+	cmd.Flags().BoolVar(&o.force, "force", false, "with --complete: complete an event whose actuation has not failed")
 	addOutputFlag(cmd, &o.output)
 	return cmd
 }
@@ -50,6 +53,8 @@ func (o *maintenanceResolveOptions) action() (forewarn.ResolveAction, error) {
 	switch {
 	case o.complete && o.retry:
 		return "", errors.New("give --complete or --retry, not both")
+	case o.force && !o.complete:
+		return "", errors.New("--force goes with --complete")
 	case o.complete:
 		return forewarn.ResolveComplete, nil
 	case o.retry:

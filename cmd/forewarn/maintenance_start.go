@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/forewarn/forewarn"
 	"github.com/spf13/cobra"
@@ -48,7 +49,7 @@ func newMaintenanceStartCommand(a *adminOptions) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return printCampaign(cmd.OutOrStdout(), o.output, c)
+				return printCampaignNotice(cmd.OutOrStdout(), o.output, c, o.noticeCell(c))
 			})
 		},
 	}
@@ -77,6 +78,8 @@ func (o *maintenanceStartOptions) spec() (forewarn.CampaignSpec, error) {
 		return forewarn.CampaignSpec{}, errors.New("no scope: give --scope S (repeatable) or --all")
 	case o.parallelScopes < 1:
 		return forewarn.CampaignSpec{}, fmt.Errorf("--parallel-scopes must be at least 1, not %d", o.parallelScopes)
+	case o.duration != 0 && time.Duration(o.duration) < time.Second:
+		return forewarn.CampaignSpec{}, fmt.Errorf("--duration must be at least 1s, not %s", forewarn.FormatDuration(time.Duration(o.duration)))
 	}
 	return forewarn.CampaignSpec{
 		Type:           typ,
@@ -87,6 +90,22 @@ func (o *maintenanceStartOptions) spec() (forewarn.CampaignSpec, error) {
 		Description:    o.description,
 		ParallelScopes: o.parallelScopes,
 	}, nil
+}
+
+// noticeCell shows the notice the campaign's events get, which the server
+// raises to the type's minimum, and says when it did: "15m0s (raised from
+// 10m0s, the minimum for Reboot)".
+func (o *maintenanceStartOptions) noticeCell(c *forewarn.Campaign) string {
+	used, asked := c.Spec.Notice, forewarn.Duration(o.notice)
+	switch {
+	case used == 0: // a server that does not say
+		return noticeCell(asked)
+	case asked == 0:
+		return fmt.Sprintf("%s (the minimum for %s)", used, c.Spec.Type)
+	case asked < used:
+		return fmt.Sprintf("%s (raised from %s, the minimum for %s)", used, asked, c.Spec.Type)
+	}
+	return used.String()
 }
 
 // parseCampaignType reads --type, case-insensitively.

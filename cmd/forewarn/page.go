@@ -21,14 +21,14 @@ type pageOptions struct {
 func addPageFlags(cmd *cobra.Command, p *pageOptions, what string) {
 	f := cmd.Flags()
 	f.IntVar(&p.limit, "limit", 0, fmt.Sprintf(
-		"print one page of at most this many %s (1 to %d) and, on stderr, the command for the next; without it, list them all", what, admin.MaxListLimit))
+		"print one page of at most this many %s (1 to %d) and, on stderr, the command for the next; 0, the default, lists them all", what, admin.MaxListLimit))
 	f.StringVar(&p.after, "after", "", "begin after this cursor, which the previous page printed")
 }
 
 // check refuses a page size the admin API does not answer.
 func (p pageOptions) check() error {
 	if p.limit < 0 || p.limit > admin.MaxListLimit {
-		return fmt.Errorf("--limit must be from 1 to %d (or left out to list everything), not %d", admin.MaxListLimit, p.limit)
+		return fmt.Errorf("--limit must be from 1 to %d, or 0 to list everything, not %d", admin.MaxListLimit, p.limit)
 	}
 	return nil
 }

@@ -29,6 +29,10 @@ func newRootCommand() *cobra.Command {
 		Short:         "Scheduled Events, self-hosted: metadata endpoint, control plane, CLI",
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// An unknown command fails on one line with suggestions, as in
+		// every group of commands.
+		Args: cobra.ArbitraryArgs,
+		RunE: runGroup,
 	}
 	cmd.AddCommand(
 		newServeCommand(),

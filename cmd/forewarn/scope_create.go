@@ -13,14 +13,14 @@ import (
 type scopeCreateOptions struct {
 	admin           *adminOptions
 	output          outputFormat
-	kind            string
+	kind            forewarn.ScopeKind
 	updateDomains   int
 	faultDomains    int
 	terminateNotice durationValue
 }
 
 func newScopeCreateCommand(a *adminOptions) *cobra.Command {
-	o := &scopeCreateOptions{admin: a, terminateNotice: durationValue(5 * time.Minute)}
+	o := &scopeCreateOptions{admin: a, kind: forewarn.AvailabilitySet, terminateNotice: durationValue(forewarn.DefaultTerminateNotice)}
 	cmd := &cobra.Command{
 		Use:   "create NAME",
 		Short: "Create a scope",
@@ -40,31 +40,36 @@ func newScopeCreateCommand(a *adminOptions) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.kind, "kind", string(forewarn.AvailabilitySet), "availability-set, scale-set or cloud-service")
-	f.IntVar(&o.updateDomains, "update-domains", 5, "number of update domains")
-	f.IntVar(&o.faultDomains, "fault-domains", 3, "number of fault domains")
+	f.Var(&choiceValue[forewarn.ScopeKind]{&o.kind, scopeKinds}, "kind", "the kind of scope")
+	f.IntVar(&o.updateDomains, "update-domains", forewarn.DefaultUpdateDomains,
+		fmt.Sprintf("number of update domains (1 to %d)", forewarn.MaxUpdateDomains))
+	f.IntVar(&o.faultDomains, "fault-domains", forewarn.DefaultFaultDomains,
+		fmt.Sprintf("number of fault domains (1 to %d)", forewarn.MaxFaultDomains))
 	f.Var(&o.terminateNotice, "terminate-notice", "notice of Terminate events (scale sets; 5m to 15m)")
 	addOutputFlag(cmd, &o.output)
 	return cmd
 }
 
-// spec builds the request. The server checks the values; here a count of 0,
-// which the API reads as "the default", is refused.
+// scopeKinds are the kinds of scope that scope create makes (a standalone
+// scope comes with its VM).
+var scopeKinds = []forewarn.ScopeKind{forewarn.AvailabilitySet, forewarn.ScaleSet, forewarn.CloudService}
+
+// spec checks the flags, naming the one at fault, and builds the request;
+// a count of 0, which the API reads as "the default", is refused.
 func (o *scopeCreateOptions) spec(name string) (forewarn.ScopeSpec, error) {
-	for _, c := range []struct {
-		flag string
-		n    int
-	}{{"update-domains", o.updateDomains}, {"fault-domains", o.faultDomains}} {
-		if c.n < 1 {
-			return forewarn.ScopeSpec{}, fmt.Errorf("--%s must be at least 1, not %d", c.flag, c.n)
-		}
+	if err := checkRange("--update-domains", o.updateDomains, 1, forewarn.MaxUpdateDomains); err != nil {
+		return forewarn.ScopeSpec{}, err
 	}
-	if o.terminateNotice == 0 {
-		return forewarn.ScopeSpec{}, fmt.Errorf("--terminate-notice must be more than 0")
+	if err := checkRange("--fault-domains", o.faultDomains, 1, forewarn.MaxFaultDomains); err != nil {
+		return forewarn.ScopeSpec{}, err
+	}
+	if d := time.Duration(o.terminateNotice); d < forewarn.MinTerminateNotice || d > forewarn.MaxTerminateNotice {
+		return forewarn.ScopeSpec{}, fmt.Errorf("--terminate-notice must be from %s to %s, not %s",
+			forewarn.FormatDuration(forewarn.MinTerminateNotice), forewarn.FormatDuration(forewarn.MaxTerminateNotice), forewarn.FormatDuration(d))
 	}
 	return forewarn.ScopeSpec{
 		Name:            name,
-		Kind:            forewarn.ScopeKind(o.kind),
+		Kind:            o.kind,
 		UpdateDomains:   o.updateDomains,
 		FaultDomains:    o.faultDomains,
 		TerminateNotice: forewarn.Duration(o.terminateNotice),

@@ -124,7 +124,7 @@ func TestServeWithConfig(t *testing.T) {
 	}
 	mustRun(t, "vm", "create", "second", "--scope", "default")
 	mustRun(t, "vm", "restart", srv.hostVM)
-	mustFail(t, []string{"vm", "restart", "second"}, "1 user operations in flight, the most allowed") // max-user-ops: 1
+	mustFail(t, []string{"vm", "restart", "second"}, "1 user operation in flight, the most allowed (serve --max-user-ops)") // max-user-ops: 1
 
 	cli := startServer(t, "--config", path, "--location", "from-cli")
 	compute, err = client.New(client.WithEndpoint(cli.metadataURL)).Instance(t.Context())

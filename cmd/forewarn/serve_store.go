@@ -69,6 +69,9 @@ func (o *serveOptions) storeName() string {
 func (o *serveOptions) openStore(ctx context.Context, log *slog.Logger) (forewarn.Store, error) {
 	if !o.store.usesEtcd() {
 		s, err := bolt.Open(o.storeName(), bolt.Options{})
+		if errors.Is(err, bolt.ErrInUse) {
+			return nil, fmt.Errorf("data dir %s is in use by another forewarn serve (bbolt lock on %s)", o.dataDir, o.storeName())
+		}
 		if err != nil {
 			return nil, fmt.Errorf("open store: %w", err)
 		}

@@ -25,7 +25,10 @@ func newVMCreateCommand(a *adminOptions) *cobra.Command {
 		Short: "Create a VM (without --scope, a standalone VM: its own scope, named after it)",
 		Args:  oneArg("NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			spec := o.spec(cmd, args[0])
+			spec, err := o.spec(cmd, args[0])
+			if err != nil {
+				return err
+			}
 			return o.admin.withFleet(cmd.Context(), func(ctx context.Context, fleet forewarn.Fleet) error {
 				vm, err := fleet.CreateVM(ctx, spec)
 				if err != nil {
@@ -45,17 +48,24 @@ func newVMCreateCommand(a *adminOptions) *cobra.Command {
 	return cmd
 }
 
-// spec builds the request; domains not given are left to the server.
-func (o *vmCreateOptions) spec(cmd *cobra.Command, name string) forewarn.VMSpec {
+// spec builds the request; domains not given are left to the server,
+// which checks those given against the scope's counts.
+func (o *vmCreateOptions) spec(cmd *cobra.Command, name string) (forewarn.VMSpec, error) {
 	spec := forewarn.VMSpec{Name: name, Scope: o.scope, Addresses: o.addresses, Priority: forewarn.Regular}
 	if cmd.Flags().Changed("update-domain") {
+		if err := checkRange("--update-domain", o.updateDomain, 0, forewarn.MaxUpdateDomains-1); err != nil {
+			return spec, err
+		}
 		spec.UpdateDomain = &o.updateDomain
 	}
 	if cmd.Flags().Changed("fault-domain") {
+		if err := checkRange("--fault-domain", o.faultDomain, 0, forewarn.MaxFaultDomains-1); err != nil {
+			return spec, err
+		}
 		spec.FaultDomain = &o.faultDomain
 	}
 	if o.spot {
 		spec.Priority = forewarn.Spot
 	}
-	return spec
+	return spec, nil
 }

@@ -31,7 +31,7 @@ func newVMDegradeCommand(a *adminOptions) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return eventTable.printOne(cmd.OutOrStdout(), o.output, e)
+				return printEvent(cmd.OutOrStdout(), o.output, e)
 			})
 		},
 	}

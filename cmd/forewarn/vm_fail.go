@@ -28,7 +28,7 @@ func newVMFailCommand(a *adminOptions) *cobra.Command {
 				if err != nil {
 					return err
 				}
-				return eventTable.printOne(cmd.OutOrStdout(), o.output, e)
+				return printEvent(cmd.OutOrStdout(), o.output, e)
 			})
 		},
 	}

@@ -28,7 +28,7 @@ func newVMListCommand(a *adminOptions) *cobra.Command {
 	addOutputFlag(cmd, &o.output)
 	f := cmd.Flags()
 	f.StringVar(&o.query.Scope, "scope", "", "only this scope")
-	f.IntVar(&o.updateDomain, "update-domain", 0, "only this update domain (0 or more)")
+	f.IntVar(&o.updateDomain, "update-domain", 0, fmt.Sprintf("only this update domain (0 to %d)", forewarn.MaxUpdateDomains-1))
 	f.Var(&choiceValue[forewarn.Priority]{&o.query.Priority, forewarn.Priorities}, "priority", "only this priority")
 	addPageFlags(cmd, &o.page, "VMs")
 	return cmd
@@ -41,8 +41,8 @@ func (o *vmListOptions) runE(cmd *cobra.Command, _ []string) error {
 	}
 	q := o.query
 	if cmd.Flags().Changed("update-domain") {
-		if o.updateDomain < 0 {
-			return fmt.Errorf("--update-domain must be 0 or more, not %d", o.updateDomain)
+		if err := checkRange("--update-domain", o.updateDomain, 0, forewarn.MaxUpdateDomains-1); err != nil {
+			return err
 		}
 		q.UpdateDomain = &o.updateDomain
 	}

@@ -29,7 +29,7 @@ func newVMOperationCommand(a *adminOptions, op forewarn.Operation, short string)
 				if err != nil {
 					return err
 				}
-				return eventTable.printOne(cmd.OutOrStdout(), o.output, e)
+				return printEvent(cmd.OutOrStdout(), o.output, e)
 			})
 		},
 	}

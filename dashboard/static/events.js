@@ -152,7 +152,7 @@ export function approvedText(e) {
 
 // whenDetail is the fixed time under the countdown.
 function whenDetail(e) {
-  if (e.status === 'Started') return e.endsAt ? `ends ${clock(e.endsAt)}` : 'being carried out';
+  if (e.status === 'Started') return e.endsAt && (e.actuator || 'simulate') === 'simulate' ? `ends ${clock(e.endsAt)}` : 'being carried out';
   return e.notBefore ? `not before ${clock(e.notBefore)}` : '';
 }
 
