@@ -54,6 +54,9 @@ type run struct {
 
 var _ forewarn.Actuator = (*actuator)(nil)
 
+// Name is what the events it starts record (Event.Actuator).
+func (a *actuator) Name() string { return "exec" }
+
 func newActuator(clock clockwork.Clock, hist *runs) *actuator {
 	return &actuator{clock: clock, hist: hist, blocked: map[string]*run{}, poke: make(chan struct{}, 1)}
 }

@@ -272,7 +272,7 @@ func (d *driver) compareCampaigns(s *state) error {
 				return fmt.Errorf("campaign %s (%s), scope %s: the system's progress is %+v, the model's %+v", w.ID, w.Spec.Type, p.Scope, p, q)
 			}
 			p.Waiting, q.Waiting = "", ""
-			if p != q {
+			if fmt.Sprint(p) != fmt.Sprint(q) {
 				return fmt.Errorf("campaign %s (%s), scope %s: the system's progress is %+v, the model's %+v", w.ID, w.Spec.Type, p.Scope, got.Scopes[j], w.Scopes[j])
 			}
 		}

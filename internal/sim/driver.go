@@ -204,8 +204,9 @@ func (d *driver) do(op Op) error {
 		return expect("cancel "+id, err, m.cancel(id))
 	case OpResolve:
 		id := d.pickEvent(op.Pick)
-		_, err := fl.Resolve(ctx, id, forewarn.ResolveAction(op.Action))
-		return expect("resolve "+id, err, m.resolve(id, forewarn.ResolveAction(op.Action)))
+		r := forewarn.Resolution{Action: forewarn.ResolveAction(strings.TrimSuffix(op.Action, "!")), Force: strings.HasSuffix(op.Action, "!")}
+		_, err := fl.Resolve(ctx, id, r)
+		return expect("resolve "+id, err, m.resolve(id, r))
 	case OpGet:
 		return d.get(op)
 	case OpPost:

@@ -117,7 +117,7 @@ func (g *gen) next(m *model) Op {
 	case OpApprove, OpCancel:
 		return Op{Kind: k, Pick: g.r.IntN(1000)}
 	case OpResolve:
-		return Op{Kind: k, Pick: g.r.IntN(1000), Action: pick(g, []string{"complete", "retry", "retry", "redo"})}
+		return Op{Kind: k, Pick: g.r.IntN(1000), Action: pick(g, []string{"complete", "complete!", "retry", "retry", "redo"})}
 	case OpGet:
 		if g.chance(0.08) {
 			return Op{Kind: k, Addr: pick(g, addrPool), Version: pick(g, apiVersions)}

@@ -156,6 +156,14 @@ func (m *model) addScope(s *mScope) {
 func (m *model) dropScope(s *mScope) {
 	delete(m.scopes, key(s.Name))
 	m.campaignsDue = true
+	// The campaigns walking it skip the rest of it.
+	for _, c := range m.campaigns {
+		for i := range c.Scopes {
+			if p := &c.Scopes[i]; !c.Ended() && forewarn.SameName(p.Scope, s.Name) && !p.Finished() {
+				skipRest(p, "the scope was deleted")
+			}
+		}
+	}
 	m.dropChaos(func(r *forewarn.ChaosRule) bool { return forewarn.SameName(r.Scope, s.Name) })
 }
 
@@ -338,17 +346,21 @@ func (m *model) dropResource(e *mEvent, vm string) {
 	if !e.Hits(vm) {
 		return
 	}
-	kept := slices.DeleteFunc(slices.Clone(e.Resources), func(r string) bool { return forewarn.SameName(r, vm) })
-	if len(kept) > 0 {
-		e.Resources = kept
+	if len(e.Resources) > 1 {
+		without := func(names []string) []string {
+			return slices.DeleteFunc(slices.Clone(names), func(r string) bool { return forewarn.SameName(r, vm) })
+		}
+		e.Resources, e.Actuated, e.Failed = without(e.Resources), without(e.Actuated), without(e.Failed)
+		m.finish(e)
 		return
 	}
 	// Its last VM is gone: the history keeps the VM it was for.
 	if e.Status == forewarn.Started {
 		m.end(e, forewarn.Completed)
-	} else {
-		m.end(e, forewarn.Cancelled)
+		return
 	}
+	m.end(e, forewarn.Cancelled)
+	m.skipDomain(e, "its VMs were deleted before it started")
 }
 
 // ensureDefaultVM is what a server does at each start (SPEC.md 8): the

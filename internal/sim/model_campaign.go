@@ -64,6 +64,7 @@ func (m *model) startCampaign(spec forewarn.CampaignSpec, id string, idFor func(
 	if spec.ParallelScopes == 0 {
 		spec.ParallelScopes = 1
 	}
+	spec.Notice = max(spec.Notice, forewarn.Duration(minNotice[spec.Type]))
 	c := &forewarn.Campaign{ID: id, Spec: spec, Description: kind.desc, DurationInSeconds: kind.duration,
 		State: forewarn.CampaignRunning, CreatedAt: m.now, Scopes: []forewarn.ScopeProgress{}}
 	if spec.Description != "" {
@@ -94,8 +95,13 @@ func (m *model) steer(id string, action forewarn.CampaignAction, idFor func(c, s
 	switch {
 	case c == nil:
 		return fail(forewarn.ErrNotFound)
+	case action == forewarn.CancelCampaign && c.State == forewarn.CampaignCancelled:
+		return nil // already so
 	case c.Ended():
 		return fail(forewarn.ErrConflict)
+	case action == forewarn.PauseCampaign && c.State == forewarn.CampaignPaused,
+		action == forewarn.ResumeCampaign && c.State == forewarn.CampaignRunning:
+		return nil // already so
 	}
 	m.campaignsDue = true
 	switch action {
@@ -192,7 +198,7 @@ func (m *model) settle(p *forewarn.ScopeProgress) {
 func (m *model) nextDomain(c *forewarn.Campaign, p *forewarn.ScopeProgress, idFor func(c, scope string) string) {
 	scope := m.scopes[key(p.Scope)]
 	if scope == nil {
-		p.Done, p.Waiting = p.UpdateDomains, ""
+		skipRest(p, "the scope was deleted")
 		return
 	}
 	for ; !p.Finished(); p.Done++ {
@@ -203,6 +209,7 @@ func (m *model) nextDomain(c *forewarn.Campaign, p *forewarn.ScopeProgress, idFo
 			}
 		}
 		if len(vms) == 0 {
+			p.Skipped = append(p.Skipped, forewarn.SkippedDomain{UpdateDomain: p.Done, Reason: "no VMs"})
 			continue
 		}
 		for _, vm := range vms {
@@ -227,4 +234,30 @@ func (m *model) nextDomain(c *forewarn.Campaign, p *forewarn.ScopeProgress, idFo
 		return
 	}
 	p.Waiting = ""
+}
+
+// skipDomain notes that a campaign's event was cancelled because its VMs
+// were all deleted before it started: its update domain is skipped.
+func (m *model) skipDomain(e *mEvent, reason string) {
+	c := m.campaign(e.Campaign)
+	if e.Campaign == "" || c == nil || c.Ended() {
+		return
+	}
+	for i := range c.Scopes {
+		if p := &c.Scopes[i]; p.Event == e.ID {
+			p.Skipped = append(p.Skipped, forewarn.SkippedDomain{UpdateDomain: p.Done, Reason: reason})
+			p.Event = ""
+			p.Done++
+			m.campaignsDue = true
+			return
+		}
+	}
+}
+
+// skipRest notes every update domain of a scope not yet walked as skipped.
+func skipRest(p *forewarn.ScopeProgress, reason string) {
+	for ; !p.Finished(); p.Done++ {
+		p.Skipped = append(p.Skipped, forewarn.SkippedDomain{UpdateDomain: p.Done, Reason: reason})
+	}
+	p.Event, p.Waiting = "", ""
 }

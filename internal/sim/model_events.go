@@ -180,18 +180,55 @@ func (m *model) start(e *mEvent) {
 	e.NotBefore = time.Time{}
 	e.StartedAt = m.now
 	e.clockFrom = m.now
-	if !m.conf.Actuator {
-		e.EndsAt = m.now.Add(m.scaled(impactOf(&e.Event)))
-	}
-	m.setState(e, stateDuring[e.Type])
+	e.EndsAt = m.now.Add(m.scaled(impactOf(&e.Event)))
+	m.restate(e.Resources)
 }
 
-func (m *model) setState(e *mEvent, state forewarn.VMState) {
-	for _, r := range e.Resources {
-		if vm := m.vms[key(r)]; vm != nil {
-			vm.State = state
+// restate gives each VM the state of the event in flight on it that
+// started last, or running if none has started.
+func (m *model) restate(names []string) {
+	for _, r := range names {
+		vm := m.vms[key(r)]
+		if vm == nil {
+			continue
+		}
+		var last *mEvent
+		for _, e := range m.eventsOf(vm.Scope) {
+			if e.Status == forewarn.Started && e.Hits(vm.Name) && (last == nil || !e.StartedAt.Before(last.StartedAt)) {
+				last = e
+			}
+		}
+		vm.State = forewarn.Running
+		if last != nil {
+			vm.State = stateDuring[last.Type]
 		}
 	}
+}
+
+// unactuated are the VMs of an event the actuator has neither finished
+// nor failed on.
+func unactuated(e *mEvent) []string {
+	var out []string
+	for _, r := range e.Resources {
+		if !containsName(e.Actuated, r) && !containsName(e.Failed, r) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// finish completes a started event once the actuator has carried it out
+// on every VM it still names.
+func (m *model) finish(e *mEvent) {
+	if e.Status != forewarn.Started {
+		return
+	}
+	for _, r := range e.Resources {
+		if !containsName(e.Actuated, r) {
+			return
+		}
+	}
+	m.complete(e)
 }
 
 func (m *model) end(e *mEvent, outcome forewarn.Outcome) {
@@ -213,7 +250,7 @@ func (m *model) complete(e *mEvent) {
 		}
 		return
 	}
-	m.setState(e, forewarn.Running)
+	m.restate(e.Resources)
 }
 
 func (m *model) approve(e *mEvent, by string) {
@@ -242,10 +279,12 @@ func (m *model) cancel(id string) error {
 		return fail(forewarn.ErrConflict)
 	}
 	m.end(e, forewarn.Cancelled)
+	m.skipDomain(e, "its event was cancelled by the admin")
 	return nil
 }
 
-func (m *model) resolve(id string, action forewarn.ResolveAction) error {
+func (m *model) resolve(id string, r forewarn.Resolution) error {
+	action := r.Action
 	if action != forewarn.ResolveComplete && action != forewarn.ResolveRetry {
 		return fail(forewarn.ErrInvalid)
 	}
@@ -254,6 +293,8 @@ func (m *model) resolve(id string, action forewarn.ResolveAction) error {
 	case e == nil:
 		return fail(forewarn.ErrNotFound)
 	case e.Status != forewarn.Started:
+		return fail(forewarn.ErrConflict)
+	case action == forewarn.ResolveComplete && len(e.Failed) == 0 && !r.Force:
 		return fail(forewarn.ErrConflict)
 	case action == forewarn.ResolveComplete:
 		m.complete(e)
@@ -286,20 +327,15 @@ func (m *model) approveVM(vm *mVM, ids []string) error {
 // actuated records a run of the actuator that ended, as the fabric does.
 func (m *model) actuated(r runResult) {
 	e := m.events[key(r.event)]
-	if e == nil {
-		return
+	if e == nil || e.Status != forewarn.Started || !e.Hits(r.vm) || containsName(e.Actuated, r.vm) || containsName(e.Failed, r.vm) {
+		return // deleted or resolved meanwhile
 	}
 	if r.fail {
 		e.Failed = append(e.Failed, r.vm)
-		return
+	} else {
+		e.Actuated = append(e.Actuated, r.vm)
 	}
-	e.Actuated = append(e.Actuated, r.vm)
-	for _, name := range e.Resources {
-		if !containsName(e.Actuated, name) {
-			return
-		}
-	}
-	m.complete(e)
+	m.finish(e)
 }
 
 func containsName(names []string, name string) bool {
@@ -310,7 +346,7 @@ func containsName(names []string, name string) bool {
 // the event now: a started event the server's actuator carries out, on a
 // VM it has neither finished nor failed on.
 func (m *model) expectsRun(e *mEvent, vm string) bool {
-	if !m.conf.Actuator || e.Status != forewarn.Started || (!e.EndsAt.IsZero() && !m.handover(e)) {
+	if !m.conf.Actuator || e.Status != forewarn.Started {
 		return false
 	}
 	return !containsName(e.Actuated, vm) && !containsName(e.Failed, vm)
@@ -320,16 +356,23 @@ func (m *model) expectsRun(e *mEvent, vm string) bool {
 // actuator than the server's now (a restart changed it): DESIGN.md says
 // the new one finishes what the old one left. The model does not predict
 // when; it checks that it happens, within the bound, and how.
-func (m *model) handover(e *mEvent) bool {
-	return e.Status == forewarn.Started && e.EndsAt.IsZero() != m.conf.Actuator
-}
+//
+// Since main's fix the actuator of the server finishes every started event
+// whoever started it, which the model predicts exactly: nothing is handed
+// over unpredicted any more.
+func (m *model) handover(*mEvent) bool { return false }
 
-// deadline is when an event changes by itself, zero if never.
-func deadline(e *mEvent) time.Time {
-	if e.Status == forewarn.Scheduled {
+// deadline is when an event changes by itself, zero if never: its
+// NotBefore, or, with the simulated actuator, the end of its impact if
+// some VM is left to carry it out on.
+func (m *model) deadline(e *mEvent) time.Time {
+	switch {
+	case e.Status == forewarn.Scheduled:
 		return e.NotBefore
+	case !m.conf.Actuator && len(unactuated(e)) > 0:
+		return e.EndsAt
 	}
-	return e.EndsAt
+	return time.Time{}
 }
 
 // tick is the fabric's Tick: it starts the Scheduled events whose NotBefore
@@ -343,12 +386,12 @@ func (m *model) tick(gone func(id string) bool, idFor func(campaign, scope strin
 			m.complete(e)
 			continue
 		}
-		if d := deadline(e); !d.IsZero() && !m.now.Before(d) && !m.handover(e) {
+		if d := m.deadline(e); !d.IsZero() && !m.now.Before(d) && !m.handover(e) {
 			due = append(due, e)
 		}
 	}
 	slices.SortFunc(due, func(a, b *mEvent) int {
-		return cmp.Or(deadline(a).Compare(deadline(b)), cmp.Compare(a.ID, b.ID))
+		return cmp.Or(m.deadline(a).Compare(m.deadline(b)), cmp.Compare(a.ID, b.ID))
 	})
 	for _, e := range due {
 		if m.events[e.ID] != e {
@@ -357,8 +400,13 @@ func (m *model) tick(gone func(id string) bool, idFor func(campaign, scope strin
 		switch {
 		case e.Status == forewarn.Scheduled && !m.now.Before(e.NotBefore):
 			m.start(e)
-		case e.Status == forewarn.Started && !e.EndsAt.IsZero() && !m.now.Before(e.EndsAt):
-			m.complete(e)
+		case e.Status == forewarn.Started && !m.conf.Actuator && !m.now.Before(e.EndsAt):
+			// The simulated actuator's runs end with the impact.
+			names := unactuated(e)
+			e.Actuated = append(e.Actuated, names...)
+			if len(names) > 0 {
+				m.finish(e)
+			}
 		}
 	}
 	m.advanceAll(idFor)
