@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -460,14 +461,20 @@ func (d *driver) checkIncarnations(s *state) error {
 		var shown []string
 		for _, e := range s.events {
 			if forewarn.SameName(e.Scope, sc.Name) {
-				shown = append(shown, fmt.Sprint(e.ID, e.Type, e.Status, e.Resources, e.NotBefore.Unix(), e.Description, e.Source, e.DurationInSeconds))
+				shown = append(shown, eventKey(e)+"/"+e.Description+"/"+string(e.Source)+"/"+strconv.Itoa(e.DurationInSeconds))
 			}
 		}
-		if err := d.obs.document(d.m.scopes[key(sc.Name)], sc.Incarnation, fmt.Sprint(shown)); err != nil {
+		if err := d.obs.document(d.m.scopes[key(sc.Name)], sc.Incarnation, strings.Join(shown, "\n")); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// eventKey is what a document shows of an event, but its texts.
+func eventKey(e *forewarn.Event) string {
+	return e.ID + "/" + string(e.Type) + "/" + string(e.Status) + "/" + strings.Join(e.Resources, ",") + "/" +
+		strconv.FormatInt(e.NotBefore.Unix(), 10)
 }
 
 // checkPublisher checks that what the fabric published last agrees with
@@ -491,12 +498,12 @@ func (d *driver) checkPublisher(s *state) error {
 		var listed []string
 		for _, e := range s.events {
 			if forewarn.SameName(e.Scope, sc.Name) {
-				listed = append(listed, fmt.Sprint(e.ID, e.Status, e.Resources, e.NotBefore.Unix()))
+				listed = append(listed, eventKey(e))
 			}
 		}
 		var published []string
 		for _, e := range snap.Events {
-			published = append(published, fmt.Sprint(e.ID, e.Status, e.Resources, e.NotBefore.Unix()))
+			published = append(published, eventKey(e))
 		}
 		if !slices.Equal(listed, published) {
 			return fmt.Errorf("publisher: scope %s published with events %v, listed with %v", sc.Name, published, listed)
@@ -504,11 +511,11 @@ func (d *driver) checkPublisher(s *state) error {
 		var vms, pvms []string
 		for _, vm := range s.vms {
 			if forewarn.SameName(vm.Scope, sc.Name) {
-				vms = append(vms, fmt.Sprint(vm.Name, vm.Addresses, vm.State))
+				vms = append(vms, vm.Name+"/"+strings.Join(vm.Addresses, ",")+"/"+string(vm.State))
 			}
 		}
 		for _, vm := range snap.VMs {
-			pvms = append(pvms, fmt.Sprint(vm.Name, vm.Addresses, vm.State))
+			pvms = append(pvms, vm.Name+"/"+strings.Join(vm.Addresses, ",")+"/"+string(vm.State))
 		}
 		if !slices.Equal(vms, pvms) {
 			return fmt.Errorf("publisher: scope %s published with VMs %v, listed with %v", sc.Name, pvms, vms)

@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -146,7 +148,15 @@ func (m *model) advanceAll(idFor func(c, scope string) string) {
 }
 
 // progress is what an advance may change of a campaign.
-func progress(c *forewarn.Campaign) string { return fmt.Sprint(c.State, c.Scopes) }
+func progress(c *forewarn.Campaign) string {
+	var b strings.Builder
+	b.WriteString(string(c.State))
+	for _, p := range c.Scopes {
+		b.WriteString("|" + p.Scope + ":" + strconv.Itoa(p.Done) + ":" + p.Event + ":" + p.Waiting + ":" +
+			strconv.FormatBool(p.NoNotice) + ":" + strconv.Itoa(len(p.Skipped)))
+	}
+	return b.String()
+}
 
 // advance notes the update domains whose event has ended and, if the
 // campaign runs, schedules each scope's next update domain, one scope at a

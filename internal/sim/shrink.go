@@ -27,6 +27,8 @@ func class(f *Failure) string {
 // shortest program found with its failure.
 func Shrink(ctx context.Context, p Program, f *Failure, opts Options, budget time.Duration) (Program, *Failure) {
 	deadline := time.Now().Add(budget)
+	defer func(d time.Duration) { settleTimeout = d }(settleTimeout)
+	settleTimeout = 300 * time.Millisecond
 	want := class(f)
 	best, bestF := p, f
 	best.Ops = best.Ops[:f.Step+1]
