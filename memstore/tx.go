@@ -1,0 +1,167 @@
+package memstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/segmentio/encoding/json"
+
+	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/records"
+)
+
+// The errors of a transaction used as it may not be.
+var (
+	// errReadOnly: a View tried to write.
+	errReadOnly = errors.New("memstore: write in a read-only transaction")
+	// errTxClosed: the transaction was used after its View or Update
+	// returned.
+	errTxClosed = errors.New("memstore: transaction is closed")
+)
+
+// tx is a forewarn.Tx over a state: the committed one for a View, a copy
+// for an Update.
+type tx struct {
+	records.Tx
+	state    *state
+	writable bool
+	closed   bool
+}
+
+var _ records.Raw = (*tx)(nil)
+
+func newTx(st *state, writable bool) *tx {
+	t := &tx{state: st, writable: writable}
+	t.Tx = records.Tx{Raw: t}
+	return t
+}
+
+func (t *tx) close() { t.closed = true }
+
+// check refuses a closed transaction, and a write in a View.
+func (t *tx) check(write bool) error {
+	switch {
+	case t.closed:
+		return errTxClosed
+	case write && !t.writable:
+		return errReadOnly
+	}
+	return nil
+}
+
+// RawGet reads a record.
+func (t *tx) RawGet(k records.Kind, key string) ([]byte, bool, error) {
+	if err := t.check(false); err != nil {
+		return nil, false, err
+	}
+	data, ok := t.state.table(k).data[key]
+	return data, ok, nil
+}
+
+// RawGetMany reads records, nil for a missing one.
+func (t *tx) RawGetMany(k records.Kind, keys []string) ([][]byte, error) {
+	if err := t.check(false); err != nil {
+		return nil, err
+	}
+	tab := t.state.table(k)
+	out := make([][]byte, len(keys))
+	for i, key := range keys {
+		out[i] = tab.data[key]
+	}
+	return out, nil
+}
+
+// RawScan walks the records of a kind whose keys begin with prefix.
+func (t *tx) RawScan(k records.Kind, prefix, after string, fn func(key string, data []byte) (bool, error)) error {
+	if err := t.check(false); err != nil {
+		return err
+	}
+	return t.state.table(k).scan(prefix, after, fn)
+}
+
+// RawPut writes a record; data is not changed afterwards (records encodes
+// each value afresh).
+func (t *tx) RawPut(k records.Kind, key string, data []byte) error {
+	if err := t.check(true); err != nil {
+		return err
+	}
+	t.state.ownTable(k).put(key, data)
+	return nil
+}
+
+// RawDelete deletes a record.
+func (t *tx) RawDelete(k records.Kind, key string) (bool, error) {
+	if err := t.check(true); err != nil {
+		return false, err
+	}
+	if _, ok := t.state.table(k).data[key]; !ok {
+		return false, nil
+	}
+	return t.state.ownTable(k).delete(key), nil
+}
+
+// AppendHistory adds a finished event, dropping the oldest beyond keep.
+func (t *tx) AppendHistory(e *forewarn.Event, keep int) error {
+	if err := t.check(true); err != nil {
+		return err
+	}
+	if e == nil {
+		return forewarn.Errorf(forewarn.ErrInvalid, "history event is nil")
+	}
+	if keep < 1 {
+		return forewarn.Errorf(forewarn.ErrInvalid, "history must keep at least 1 event, not %d", keep)
+	}
+	data, err := json.Marshal(e)
+	if err != nil {
+		return fmt.Errorf("encode history event %q: %w", e.ID, err)
+	}
+	h := append(t.state.ownHistory(), data)
+	if len(h) > keep {
+		h = h[len(h)-keep:]
+	}
+	t.state.history = h
+	return nil
+}
+
+// History returns up to limit finished events, newest first; all of them
+// if limit is 0 or less.
+func (t *tx) History(limit int) ([]*forewarn.Event, error) {
+	if err := t.check(false); err != nil {
+		return nil, err
+	}
+	h := t.state.history
+	var out []*forewarn.Event
+	for i := len(h) - 1; i >= 0 && (limit <= 0 || len(out) < limit); i-- {
+		e := new(forewarn.Event)
+		if err := json.Unmarshal(h[i], e); err != nil {
+			return nil, fmt.Errorf("decode history entry: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// Meta returns a copy of the setting key, or nil if it is not set.
+func (t *tx) Meta(key string) ([]byte, error) {
+	if err := t.check(false); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(t.state.meta[key]), nil
+}
+
+// PutMeta sets the setting key; a nil value unsets it.
+func (t *tx) PutMeta(key string, value []byte) error {
+	if err := t.check(true); err != nil {
+		return err
+	}
+	if key == "" {
+		return forewarn.Errorf(forewarn.ErrInvalid, "meta key is empty")
+	}
+	if value == nil {
+		delete(t.state.ownMeta(), key)
+		return nil
+	}
+	t.state.ownMeta()[key] = bytes.Clone(value)
+	return nil
+}
