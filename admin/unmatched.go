@@ -12,6 +12,11 @@ import (
 // answer (404, 405 with Allow, or a redirect to the clean path) is recorded;
 // 404 and 405 are answered in JSON instead of text.
 func (s *Server) serveUnmatched(w http.ResponseWriter, r *http.Request, h http.Handler) {
+	if r.Method == http.MethodConnect && r.URL.Path == "" {
+		// Authority form (host:port), as to a proxy: no path of this API.
+		s.writeError(w, r, forewarn.Errorf(forewarn.ErrNotFound, "no such path: CONNECT %s (this is not a proxy)", r.Host))
+		return
+	}
 	rec := &recorder{header: http.Header{}}
 	h.ServeHTTP(rec, r)
 	switch rec.status {
