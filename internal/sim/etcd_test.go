@@ -18,7 +18,7 @@ func startEtcd(t *testing.T) string {
 	for range 2 {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			t.Skipf("no loopback port for etcd: %v", err)
+			t.Fatalf("no loopback port for etcd: %v", err)
 		}
 		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
 		l.Close()
@@ -34,15 +34,15 @@ func startEtcd(t *testing.T) string {
 	cfg.LogLevel = "error"
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
-		t.Skipf("embedded etcd: %v", err)
+		t.Fatalf("embedded etcd: %v", err)
 	}
 	t.Cleanup(e.Close)
 	select {
 	case <-e.Server.ReadyNotify():
 	case err := <-e.Err():
-		t.Skipf("embedded etcd: %v", err)
+		t.Fatalf("embedded etcd: %v", err)
 	case <-time.After(time.Minute):
-		t.Skip("embedded etcd not ready after a minute")
+		t.Fatal("embedded etcd not ready after a minute")
 	}
 	return client.Host
 }

@@ -160,6 +160,7 @@ func (m *model) dropScope(s *mScope) {
 	for _, c := range m.campaigns {
 		for i := range c.Scopes {
 			if p := &c.Scopes[i]; !c.Ended() && forewarn.SameName(p.Scope, s.Name) && !p.Finished() {
+				m.settle(p) // an update domain whose event completed counts as maintained
 				skipRest(p, "the scope was deleted")
 			}
 		}

@@ -136,7 +136,8 @@ func (m *model) advanceAll(idFor func(c, scope string) string) {
 	}
 	m.campaignsDue = false
 	for _, c := range m.campaigns {
-		if c.Ended() {
+		// A cancelled campaign still counts its Started events as they end.
+		if c.Ended() && !slices.ContainsFunc(c.Scopes, func(p forewarn.ScopeProgress) bool { return p.Event != "" }) {
 			continue
 		}
 		before := progress(c)
@@ -210,6 +211,14 @@ func (m *model) nextDomain(c *forewarn.Campaign, p *forewarn.ScopeProgress, idFo
 	if scope == nil {
 		skipRest(p, "the scope was deleted")
 		return
+	}
+	// One update domain of a scope in maintenance at a time (SPEC.md 8):
+	// two campaigns over a scope take turns.
+	for _, e := range m.eventsOf(scope.Name) {
+		if e.Campaign != "" && e.Campaign != c.ID {
+			p.Waiting = fmt.Sprintf("campaign %s has event %s (%s) in flight in the scope", e.Campaign, e.ID, e.Type)
+			return
+		}
 	}
 	for ; !p.Finished(); p.Done++ {
 		var vms []*mVM

@@ -182,6 +182,9 @@ func (m *model) start(e *mEvent) {
 	e.clockFrom = m.now
 	e.EndsAt = m.now.Add(m.scaled(impactOf(&e.Event)))
 	m.restate(e.Resources)
+	if e.Type == forewarn.Preempt || e.Type == forewarn.Terminate {
+		m.campaignsDue = true // campaigns do not wait for VMs being deleted
+	}
 }
 
 // restate gives each VM the state of the event in flight on it that

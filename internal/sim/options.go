@@ -6,7 +6,7 @@ import (
 )
 
 // Options choose the store of a run and the masks of known defects: a mask
-// keeps the run away from a defect already recorded in FINDINGS.md, so
+// keeps the run away from a defect already recorded in internal/sim/FINDINGS.md, so
 // that it finds others. Remove a mask once main has the fix.
 type Options struct {
 	// Store is "mem" (default), "bolt" or "etcd".
@@ -17,20 +17,20 @@ type Options struct {
 	Etcd string
 
 	// NoRecreate never creates a scope under the name of one that was
-	// deleted (FINDINGS.md 1: the enabling memory outlives the scope).
+	// deleted (internal/sim/FINDINGS.md 1: the enabling memory outlives the scope).
 	NoRecreate bool
 	// NoExecToSim and NoSimToExec keep restarts from changing the
-	// actuator that way (FINDINGS.md 2 and 3: an event started under one
+	// actuator that way (internal/sim/FINDINGS.md 2 and 3: an event started under one
 	// actuator is not finished by the other).
 	NoExecToSim, NoSimToExec bool
 	// ChaosByName lets chaos rules outlive the VM or scope they name, as
-	// the fabric keeps them (FINDINGS.md).
+	// the fabric keeps them (internal/sim/FINDINGS.md).
 	ChaosByName bool
 	// CampaignsMayOverlap allows two campaigns to keep two update domains of
-	// one scope in maintenance at once (FINDINGS.md).
+	// one scope in maintenance at once (internal/sim/FINDINGS.md).
 	CampaignsMayOverlap bool
 	// LazyCampaigns lets a campaign wait, after a VM it waited for began
-	// its deletion, until some event ends (FINDINGS.md).
+	// its deletion, until some event ends (internal/sim/FINDINGS.md).
 	LazyCampaigns bool
 }
 
