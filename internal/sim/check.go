@@ -101,6 +101,9 @@ func (d *driver) checkAll(full bool) error {
 		if err := sameState(h, s); err != nil {
 			return fmt.Errorf("the admin API's listings and the fabric's differ: %w", err)
 		}
+		if err := d.checkHistoryPages(); err != nil {
+			return fmt.Errorf("admin API: %w", err)
+		}
 	}
 	for _, check := range []func(*state) error{
 		d.compareScopes, d.compareVMs, d.compareEvents,
@@ -260,22 +263,29 @@ func (d *driver) compareCampaigns(s *state) error {
 		return fmt.Errorf("campaigns: the system has %d, the model %d", len(s.campaigns), len(want))
 	}
 	for i, got := range s.campaigns {
-		w := want[i]
-		if got.ID != w.ID || got.State != w.State || len(got.Scopes) != len(w.Scopes) ||
-			got.Description != w.Description || got.DurationInSeconds != w.DurationInSeconds {
-			return fmt.Errorf("campaign %s: the system has %s with %d scopes, the model %s with %d", w.ID, got.State, len(got.Scopes), w.State, len(w.Scopes))
+		if err := sameCampaign("campaign", got, want[i]); err != nil {
+			return err
 		}
-		for j, p := range got.Scopes {
-			// Waiting names the VM waited for, as of the last advance: the
-			// fabric advances when an event ends, the model at every Tick.
-			q := w.Scopes[j]
-			if (p.Waiting == "") != (q.Waiting == "") {
-				return fmt.Errorf("campaign %s (%s), scope %s: the system's progress is %+v, the model's %+v", w.ID, w.Spec.Type, p.Scope, p, q)
-			}
-			p.Waiting, q.Waiting = "", ""
-			if fmt.Sprint(p) != fmt.Sprint(q) {
-				return fmt.Errorf("campaign %s (%s), scope %s: the system's progress is %+v, the model's %+v", w.ID, w.Spec.Type, p.Scope, got.Scopes[j], w.Scopes[j])
-			}
+	}
+	return nil
+}
+
+// sameCampaign compares a campaign of the system with the model's.
+func sameCampaign(what string, got, w *forewarn.Campaign) error {
+	if got.ID != w.ID || got.State != w.State || len(got.Scopes) != len(w.Scopes) ||
+		got.Description != w.Description || got.DurationInSeconds != w.DurationInSeconds {
+		return fmt.Errorf("%s %s: the system has %s with %d scopes, the model %s with %d", what, w.ID, got.State, len(got.Scopes), w.State, len(w.Scopes))
+	}
+	for j, p := range got.Scopes {
+		// Waiting names the VM waited for, as of the last advance: the
+		// fabric advances when an event ends, the model at every Tick.
+		q := w.Scopes[j]
+		if (p.Waiting == "") != (q.Waiting == "") {
+			return fmt.Errorf("%s %s (%s), scope %s: the system's progress is %+v, the model's %+v", what, w.ID, w.Spec.Type, p.Scope, p, q)
+		}
+		p.Waiting, q.Waiting = "", ""
+		if fmt.Sprint(p) != fmt.Sprint(q) {
+			return fmt.Errorf("%s %s (%s), scope %s: the system's progress is %+v, the model's %+v", what, w.ID, w.Spec.Type, p.Scope, got.Scopes[j], w.Scopes[j])
 		}
 	}
 	return nil
@@ -308,6 +318,82 @@ func (d *driver) compareHistory(s *state, full bool) error {
 	slices.SortFunc(want, byID)
 	for i := range got {
 		if err := sameEvent("history entry", got[i], want[i], true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkHistoryPages lists the whole history through the admin API a page
+// at a time, each page after the cursor of the one before: the pages
+// together are the model's history, newest first. The cursor of the first
+// page is kept: listed again at a later check, after more events ended, it
+// must list the same events it listed first (new ones go to the front).
+// A cursor no page returned is refused.
+func (d *driver) checkHistoryPages() error {
+	want := slices.Clone(d.m.history)
+	slices.Reverse(want)
+	limit := max(2, len(want)/5+d.step%3)
+	var got []*forewarn.Event
+	var firstNext string
+	for after, pages := "", 0; ; pages++ {
+		page, next, err := d.w.fleet.HistoryPage(d.ctx, forewarn.HistoryQuery{After: after, Limit: limit})
+		if err != nil {
+			return fmt.Errorf("history page %d (after %q): %w", pages, after, err)
+		}
+		if len(page) > limit || (next != "" && len(page) < limit) {
+			return fmt.Errorf("history page %d: %d events, limit %d, next %q", pages, len(page), limit, next)
+		}
+		if pages == 0 {
+			firstNext = next
+		}
+		got = append(got, page...)
+		if after = next; next == "" || pages > len(want)+1 {
+			break
+		}
+	}
+	if err := sameHistory("history pages", got, want); err != nil {
+		return err
+	}
+	if d.histCursor != "" {
+		rest, next, err := d.w.fleet.HistoryPage(d.ctx, forewarn.HistoryQuery{After: d.histCursor})
+		if err != nil {
+			return fmt.Errorf("history after an earlier cursor: %w", err)
+		}
+		if next != "" {
+			return fmt.Errorf("history after an earlier cursor, no limit: next %q", next)
+		}
+		if err := sameHistory("history after an earlier cursor", rest, d.histRest); err != nil {
+			return err
+		}
+	}
+	d.histCursor = firstNext
+	d.histRest = nil
+	if firstNext != "" {
+		d.histRest = want[limit:]
+	}
+	_, _, err := d.w.fleet.HistoryPage(d.ctx, forewarn.HistoryQuery{After: "bm90IGEgY3Vyc29y"})
+	return expect("history after a cursor no page returned", err, forewarn.ErrInvalid)
+}
+
+// sameHistory compares listed history entries, newest first, with the
+// model's. Events that ended at the same moment may be listed in any
+// order among themselves.
+func sameHistory(what string, got, want []*forewarn.Event) error {
+	if len(got) != len(want) {
+		return fmt.Errorf("%s: %d entries, the model has %d", what, len(got), len(want))
+	}
+	for i := 1; i < len(got); i++ {
+		if got[i].EndedAt.After(got[i-1].EndedAt) {
+			return fmt.Errorf("%s: %s ended at %v, after %s listed before it (%v)", what, got[i].ID, got[i].EndedAt, got[i-1].ID, got[i-1].EndedAt)
+		}
+	}
+	order := func(a, b *forewarn.Event) int { return cmp.Or(b.EndedAt.Compare(a.EndedAt), cmp.Compare(a.ID, b.ID)) }
+	got, want = slices.Clone(got), slices.Clone(want)
+	slices.SortStableFunc(got, order)
+	slices.SortStableFunc(want, order)
+	for i := range got {
+		if err := sameEvent(what+" entry", got[i], want[i], true); err != nil {
 			return err
 		}
 	}

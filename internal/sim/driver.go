@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/fleetfile"
@@ -93,6 +94,24 @@ func Run(ctx context.Context, p Program, opts Options) (*Failure, Stats) {
 // Stats count what a run did.
 type Stats struct {
 	Ops, Events, Campaigns, Restarts, Approvals int
+	// Held counts requests a chaos delay held; Wiped2 scopes deleted while
+	// two campaigns walked them; Waited admin approvals of an event another
+	// campaign waited for; Forced resolves with Force that completed an
+	// event with no failed VM; Refused resolves --complete refused without it.
+	Held, Wiped2, Waited, Forced, Refused int
+}
+
+func (s *Stats) add(o Stats) {
+	s.Ops += o.Ops
+	s.Events += o.Events
+	s.Campaigns += o.Campaigns
+	s.Restarts += o.Restarts
+	s.Approvals += o.Approvals
+	s.Held += o.Held
+	s.Wiped2 += o.Wiped2
+	s.Waited += o.Waited
+	s.Forced += o.Forced
+	s.Refused += o.Refused
 }
 
 type driver struct {
@@ -110,6 +129,10 @@ type driver struct {
 	// accepted are the runs of the actuator the model expected when they
 	// started, by runKey.
 	accepted map[string]bool
+	// histCursor is the cursor of the first page of the history at the
+	// last check of its pages, and histRest what followed it, newest first.
+	histCursor string
+	histRest   []*forewarn.Event
 }
 
 // expect compares an admin call's error with the kind the model expects.
@@ -193,6 +216,10 @@ func (d *driver) do(op Op) error {
 		return d.created("degrade", e, err, func(id string) error { return m.degrade(op.Name, op.D, id) })
 	case OpApprove:
 		id := d.pickEvent(op.Pick)
+		if waited := m.waitedFor(); op.Twice && len(waited) > 0 {
+			id = waited[op.Pick%len(waited)].ID
+			d.stats.Waited++
+		}
 		_, err := fl.Approve(ctx, id)
 		if err == nil {
 			d.stats.Approvals++
@@ -204,8 +231,19 @@ func (d *driver) do(op Op) error {
 		return expect("cancel "+id, err, m.cancel(id))
 	case OpResolve:
 		id := d.pickEvent(op.Pick)
+		if started := d.m.started(); op.Pick%2 == 0 && len(started) > 0 {
+			id = started[op.Pick/2%len(started)].ID // mostly with no failed VM: 409 unless forced
+		}
 		r := forewarn.Resolution{Action: forewarn.ResolveAction(strings.TrimSuffix(op.Action, "!")), Force: strings.HasSuffix(op.Action, "!")}
+		noFailed := m.events[key(id)] != nil && m.events[key(id)].Status == forewarn.Started && len(m.events[key(id)].Failed) == 0
 		_, err := fl.Resolve(ctx, id, r)
+		if noFailed && r.Action == forewarn.ResolveComplete {
+			if r.Force {
+				d.stats.Forced++
+			} else {
+				d.stats.Refused++
+			}
+		}
 		return expect("resolve "+id, err, m.resolve(id, r))
 	case OpGet:
 		return d.get(op)
@@ -221,8 +259,12 @@ func (d *driver) do(op Op) error {
 		return expect("start campaign", err, m.startCampaign(op.Campaign, id, progressIDs(c)))
 	case OpSteer:
 		id := d.pickCampaign(op.Pick)
-		c, err := fl.SteerCampaign(ctx, id, forewarn.CampaignAction(op.Action))
-		return expect(op.Action+" campaign "+id, err, m.steer(id, forewarn.CampaignAction(op.Action), progressIDs(c)))
+		for range 1 + btoi(op.Twice) {
+			if err := d.steer(id, op.Action); err != nil {
+				return err
+			}
+		}
+		return nil
 	case OpChaos:
 		r, err := fl.AddChaos(ctx, op.Chaos)
 		id := ""
@@ -240,6 +282,8 @@ func (d *driver) do(op Op) error {
 		return d.apply(op)
 	case OpAdvance:
 		return d.advance(op)
+	case OpWipe:
+		return d.wipe(op)
 	case OpRestart:
 		d.stats.Restarts++
 		if err := d.w.start(op.Conf); err != nil {
@@ -250,6 +294,54 @@ func (d *driver) do(op Op) error {
 		return nil
 	}
 	return fmt.Errorf("unknown operation %d", op.Kind)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// steer pauses, resumes or cancels a campaign, and compares the campaign
+// the call returns with the model's: steering it to the state it is in
+// answers it as it is; an ended one is a conflict (but cancelling a
+// cancelled one).
+func (d *driver) steer(id, action string) error {
+	c, err := d.w.fleet.SteerCampaign(d.ctx, id, forewarn.CampaignAction(action))
+	if err := expect(action+" campaign "+id, err, d.m.steer(id, forewarn.CampaignAction(action), progressIDs(c))); err != nil {
+		return err
+	}
+	if err != nil {
+		return nil
+	}
+	if w := d.m.campaign(id); w != nil {
+		return sameCampaign("the campaign "+action+" returned:", c, w)
+	}
+	return nil
+}
+
+// wipe deletes every VM of a scope, then the scope (unless a standalone
+// scope went with its VM), through the admin API: one that campaigns walk
+// if any, two if a scope has two.
+func (d *driver) wipe(op Op) error {
+	s := d.m.wipeTarget(op.Pick)
+	if s == nil {
+		return nil
+	}
+	name := s.Name
+	if d.m.walkers(s) >= 2 {
+		d.stats.Wiped2++
+	}
+	for _, vm := range d.m.vmsOf(name) {
+		if err := expect("delete vm "+vm.Name, d.w.fleet.DeleteVM(d.ctx, vm.Name), d.m.deleteVM(vm.Name)); err != nil {
+			return err
+		}
+	}
+	if d.m.scopes[key(name)] == nil && s.Kind == forewarn.Standalone {
+		return nil
+	}
+	return expect("delete scope "+name, d.w.fleet.DeleteScope(d.ctx, name), d.m.deleteScope(name))
 }
 
 // created checks a call that creates an event.
@@ -321,6 +413,11 @@ func (d *driver) pickCampaign(n int) string {
 func (d *driver) advance(op Op) error {
 	d.m.now = d.m.now.Add(op.D)
 	d.w.clock.Advance(op.D)
+	return d.releaseRuns()
+}
+
+// releaseRuns ends the actuator's runs whose time has come.
+func (d *driver) releaseRuns() error {
 	if d.w.act == nil {
 		return nil
 	}
@@ -473,8 +570,17 @@ func (d *driver) caller(op Op) string {
 
 // chaosAnswer checks an answer against the chaos the model has in force
 // for the VM; it reports whether a fault answered.
-func (d *driver) chaosAnswer(vm *mVM, status int) (bool, error) {
+func (d *driver) chaosAnswer(vm *mVM, status int, held bool) (bool, error) {
+	if held { // a rule that delays hit it: it answers as usual then
+		if slices.Contains(forewarn.ChaosStatuses, status) {
+			return false, fmt.Errorf("vm %s answered %d after a chaos delay held it", vm.Name, status)
+		}
+		return false, nil
+	}
 	r := d.m.chaosFor(vm)
+	if r != nil && r.Delay > 0 { // it holds answers (send), and answers as usual
+		r = nil
+	}
 	switch {
 	case r != nil && status == r.Status:
 		return true, nil
@@ -486,12 +592,82 @@ func (d *driver) chaosAnswer(vm *mVM, status int) (bool, error) {
 	return false, nil
 }
 
+// send sends a VM's request. If a chaos rule that delays answers is in
+// force for the VM, and holds the request (the endpoint waits on a timer),
+// the clock moves on by the delay (with Twice, the VM is deleted first)
+// and the request is answered then; held says so, and the caller releases
+// the actuator's runs that came due once it has checked the answer.
+func (d *driver) send(method, addr, version, body string, op Op) (resp *httptest.ResponseRecorder, held bool, err error) {
+	vm := d.m.owner(addr)
+	var rule *forewarn.ChaosRule
+	if vm != nil {
+		rule = d.m.chaosFor(vm)
+	}
+	if rule == nil || rule.Delay <= 0 {
+		return d.request(method, addr, version, body), false, nil
+	}
+	d.w.metaClock.drain()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		resp = d.request(method, addr, version, body)
+	}()
+	select {
+	case <-done:
+		if rule.Fraction >= 1 {
+			return nil, false, fmt.Errorf("%s from vm %s was answered at once (%d), the chaos rule %s (every request, delay %s) is in force",
+				method, vm.Name, resp.Code, rule.ID, time.Duration(rule.Delay))
+		}
+		return resp, false, nil
+	case <-d.w.metaClock.timers:
+		d.stats.Held++
+	case <-time.After(settleTimeout):
+		return nil, false, fmt.Errorf("%s from vm %s was neither answered nor held", method, vm.Name)
+	}
+	if op.Twice {
+		if err := expect("delete vm "+vm.Name+" while its request is held", d.w.fleet.DeleteVM(d.ctx, vm.Name), d.m.deleteVM(vm.Name)); err != nil {
+			<-d.unhold(time.Duration(rule.Delay), done)
+			return nil, true, err
+		}
+	}
+	select {
+	case <-d.unhold(time.Duration(rule.Delay), done):
+	case <-time.After(settleTimeout):
+		return nil, true, fmt.Errorf("%s from vm %s, held by chaos rule %s, was not answered after its delay", method, vm.Name, rule.ID)
+	}
+	return resp, true, nil
+}
+
+// unhold moves the clock on by a chaos delay, which ends the wait of a
+// held request.
+func (d *driver) unhold(delay time.Duration, done chan struct{}) chan struct{} {
+	d.m.now = d.m.now.Add(delay)
+	d.w.clock.Advance(delay)
+	return done
+}
+
+// afterHeld releases the actuator's runs that came due while a request
+// was held.
+func (d *driver) afterHeld(held bool, err error) error {
+	if err != nil || !held {
+		return err
+	}
+	return d.releaseRuns()
+}
+
 func (d *driver) get(op Op) error {
 	addr := d.caller(op)
 	if addr == "" {
 		return nil // a VM with no address cannot call
 	}
-	resp := d.request(http.MethodGet, addr, op.Version, "")
+	resp, held, err := d.send(http.MethodGet, addr, op.Version, "", op)
+	if err != nil {
+		return err
+	}
+	return d.afterHeld(held, d.checkGet(addr, op, resp, held))
+}
+
+func (d *driver) checkGet(addr string, op Op, resp *httptest.ResponseRecorder, held bool) error {
 	vm := d.m.owner(addr)
 	if vm == nil {
 		if resp.Code != http.StatusForbidden {
@@ -499,7 +675,7 @@ func (d *driver) get(op Op) error {
 		}
 		return nil
 	}
-	if hit, err := d.chaosAnswer(vm, resp.Code); hit || err != nil {
+	if hit, err := d.chaosAnswer(vm, resp.Code, held); hit || err != nil {
 		return err
 	}
 	if resp.Code != http.StatusOK {
@@ -515,21 +691,28 @@ func (d *driver) post(op Op) error {
 	if addr == "" {
 		return nil
 	}
-	vm := d.m.owner(addr)
-	ids := d.approvalTargets(vm, op)
+	ids := d.approvalTargets(d.m.owner(addr), op)
 	var items []string
 	for _, id := range ids {
 		items = append(items, fmt.Sprintf(`{"EventId":%q}`, id))
 	}
 	body := fmt.Sprintf(`{"StartRequests":[%s],"DocumentIncarnation":"%d"}`, strings.Join(items, ","), op.Pick)
-	resp := d.request(http.MethodPost, addr, "2020-07-01", body)
+	resp, held, err := d.send(http.MethodPost, addr, "2020-07-01", body, op)
+	if err != nil {
+		return err
+	}
+	return d.afterHeld(held, d.checkPost(addr, ids, resp, held))
+}
+
+func (d *driver) checkPost(addr string, ids []string, resp *httptest.ResponseRecorder, held bool) error {
+	vm := d.m.owner(addr)
 	if vm == nil {
 		if resp.Code != http.StatusForbidden {
 			return fmt.Errorf("POST from %s, which no VM has: %d, want 403", addr, resp.Code)
 		}
 		return nil
 	}
-	if hit, err := d.chaosAnswer(vm, resp.Code); hit || err != nil {
+	if hit, err := d.chaosAnswer(vm, resp.Code, held); hit || err != nil {
 		return err
 	}
 	want := http.StatusOK

@@ -38,12 +38,12 @@ func newGen(seed uint64, opts Options) *gen {
 var weights = map[Kind]int{
 	OpCreateScope: 5, OpDeleteScope: 2, OpCreateVM: 10, OpDeleteVM: 3, OpOperate: 10, OpFail: 2, OpDegrade: 2,
 	OpApprove: 4, OpCancel: 3, OpResolve: 3, OpGet: 14, OpPost: 6, OpCampaign: 3, OpSteer: 4, OpChaos: 1,
-	OpUnchaos: 1, OpApply: 1, OpAdvance: 22, OpRestart: 2,
+	OpUnchaos: 1, OpApply: 1, OpAdvance: 22, OpRestart: 2, OpWipe: 1,
 }
 
 var kinds = func() []Kind {
 	var out []Kind
-	for k := OpCreateScope; k <= OpRestart; k++ {
+	for k := OpCreateScope; k <= lastKind; k++ {
 		out = append(out, k)
 	}
 	return out
@@ -114,22 +114,25 @@ func (g *gen) next(m *model) Op {
 		return Op{Kind: k, Name: g.vmName(m)}
 	case OpDegrade:
 		return Op{Kind: k, Name: g.vmName(m), D: pick(g, []time.Duration{0, time.Minute, 30 * time.Minute, 3 * time.Hour, -time.Minute})}
-	case OpApprove, OpCancel:
+	case OpApprove:
+		return Op{Kind: k, Pick: g.r.IntN(1000), Twice: g.chance(0.5)}
+	case OpCancel:
 		return Op{Kind: k, Pick: g.r.IntN(1000)}
 	case OpResolve:
-		return Op{Kind: k, Pick: g.r.IntN(1000), Action: pick(g, []string{"complete", "complete!", "retry", "retry", "redo"})}
+		return Op{Kind: k, Pick: g.r.IntN(1000), Action: pick(g, []string{"complete", "complete!", "complete!", "retry", "retry", "retry!", "redo"})}
 	case OpGet:
 		if g.chance(0.08) {
 			return Op{Kind: k, Addr: pick(g, addrPool), Version: pick(g, apiVersions)}
 		}
-		return Op{Kind: k, Name: g.addressedVM(m), Pick: g.r.IntN(4), Version: pick(g, apiVersions)}
+		return Op{Kind: k, Name: g.addressedVM(m), Pick: g.r.IntN(4), Version: pick(g, apiVersions), Twice: g.chance(0.2)}
 	case OpPost:
 		return Op{Kind: k, Name: g.addressedVM(m), Pick: g.r.IntN(1000),
-			Target: Target(g.weighted([]int{12, 2, 2, 1, 1}))}
+			Target: Target(g.weighted([]int{12, 2, 2, 1, 1})), Twice: g.chance(0.2)}
 	case OpCampaign:
 		return Op{Kind: k, Campaign: g.campaignSpec(m)}
 	case OpSteer:
-		return Op{Kind: k, Pick: g.r.IntN(1000), Action: pick(g, []string{"pause", "resume", "resume", "cancel", "halt"})}
+		return Op{Kind: k, Pick: g.r.IntN(1000), Action: pick(g, []string{"pause", "resume", "resume", "cancel", "halt"}),
+			Twice: g.chance(0.3)}
 	case OpChaos:
 		return Op{Kind: k, Chaos: g.chaosSpec(m)}
 	case OpUnchaos:
@@ -138,6 +141,8 @@ func (g *gen) next(m *model) Op {
 		return Op{Kind: k, Fleet: g.fleetFile(m), Prune: g.chance(0.4)}
 	case OpAdvance:
 		return Op{Kind: k, D: steps[g.weighted(stepWeights)] + time.Duration(g.r.IntN(1000))*time.Millisecond}
+	case OpWipe:
+		return Op{Kind: k, Pick: g.r.IntN(1000)}
 	default:
 		return Op{Kind: OpRestart, Conf: g.conf()}
 	}
@@ -303,6 +308,10 @@ func (g *gen) chaosSpec(m *model) forewarn.ChaosSpec {
 		Fraction: pick(g, []float64{0, 1, 0.5}),
 		For:      forewarn.Duration(pick(g, []time.Duration{30 * time.Second, 10 * time.Minute, 2 * time.Hour})),
 	}
+	if g.chance(0.35) { // hold the answers instead
+		spec.Status = 0
+		spec.Delay = forewarn.Duration(pick(g, []time.Duration{time.Second, 10 * time.Second, 2 * time.Minute, -time.Second}))
+	}
 	switch g.r.IntN(4) {
 	case 0:
 		spec.Scope = g.scopeName(m)
@@ -422,6 +431,13 @@ func (s *shadow) apply(op Op) {
 		m.now = m.now.Add(op.D)
 	case OpRestart:
 		m.restart(op.Conf)
+	case OpWipe:
+		if s := m.wipeTarget(op.Pick); s != nil {
+			for _, vm := range m.vmsOf(s.Name) {
+				_ = m.deleteVM(vm.Name)
+			}
+			_ = m.deleteScope(s.Name)
+		}
 	}
 	m.tick(func(string) bool { return false }, s.ids)
 }

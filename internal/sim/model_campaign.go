@@ -280,3 +280,65 @@ func skipRest(p *forewarn.ScopeProgress, reason string) {
 	}
 	p.Event, p.Waiting = "", ""
 }
+
+// walkers counts the campaigns that have not ended and have not finished
+// with the scope.
+func (m *model) walkers(s *mScope) int {
+	n := 0
+	for _, c := range m.campaigns {
+		if c.Ended() {
+			continue
+		}
+		for _, p := range c.Scopes {
+			if forewarn.SameName(p.Scope, s.Name) && !p.Finished() {
+				n++
+				break
+			}
+		}
+	}
+	return n
+}
+
+// wipeTarget chooses the scope an OpWipe deletes: one that the most
+// campaigns walk (two, if any scope has two), else any; nil if there is
+// none.
+func (m *model) wipeTarget(pick int) *mScope {
+	scopes := m.sortedScopes()
+	if len(scopes) == 0 {
+		return nil
+	}
+	most := 0
+	for _, s := range scopes {
+		most = max(most, m.walkers(s))
+	}
+	var best []*mScope
+	for _, s := range scopes {
+		if m.walkers(s) == most {
+			best = append(best, s)
+		}
+	}
+	return best[pick%len(best)]
+}
+
+// waitedFor returns the events in flight of one campaign in a scope where
+// another campaign waits for its turn.
+func (m *model) waitedFor() []*mEvent {
+	var out []*mEvent
+	for _, e := range m.eventsOf("") {
+		if e.Campaign == "" {
+			continue
+		}
+		for _, c := range m.campaigns {
+			if c.ID == e.Campaign || c.Ended() {
+				continue
+			}
+			if slices.ContainsFunc(c.Scopes, func(p forewarn.ScopeProgress) bool {
+				return forewarn.SameName(p.Scope, e.Scope) && p.Event == "" && p.Waiting != "" && !p.Finished()
+			}) {
+				out = append(out, e)
+				break
+			}
+		}
+	}
+	return out
+}

@@ -78,6 +78,11 @@ func (m *model) eventsOf(scope string) []*mEvent {
 	return out
 }
 
+// started returns the started events, oldest first.
+func (m *model) started() []*mEvent {
+	return slices.DeleteFunc(m.eventsOf(""), func(e *mEvent) bool { return e.Status != forewarn.Started })
+}
+
 // inFlightOn returns the oldest event in flight that names the VM.
 func (m *model) inFlightOn(vm *mVM) *mEvent {
 	for _, e := range m.eventsOf(vm.Scope) {

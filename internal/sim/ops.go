@@ -33,7 +33,11 @@ const (
 	OpApply    // a fleet file
 	OpAdvance  // time passes
 	OpRestart  // a new server over the same store
+	OpWipe     // delete every VM of a scope, then the scope, while campaigns walk it
 )
+
+// lastKind is the last Kind.
+const lastKind = OpWipe
 
 // Op is one operation. Which fields count depends on Kind. Events and
 // campaigns are named by Pick, an index into those in flight (or ended)
@@ -56,6 +60,9 @@ type Op struct {
 	Version  string // api-version
 	Addr     string // an address no VM may own, for OpGet
 	Conf     serverConf
+	// Twice steers a campaign twice in a row (OpSteer); for a request that
+	// a chaos delay holds (OpGet, OpPost), it deletes the VM meanwhile.
+	Twice bool
 }
 
 // Target says which event a VM's approval names.
@@ -94,6 +101,9 @@ func (o Op) String() string {
 	case OpDegrade:
 		return fmt.Sprintf("vm degrade %s notice=%s", o.Name, o.D)
 	case OpApprove:
+		if o.Twice {
+			return fmt.Sprintf("maintenance approve event#%d (an event another campaign waits for)", o.Pick)
+		}
 		return fmt.Sprintf("maintenance approve event#%d", o.Pick)
 	case OpCancel:
 		return fmt.Sprintf("maintenance cancel event#%d", o.Pick)
@@ -103,9 +113,9 @@ func (o Op) String() string {
 		if o.Addr != "" {
 			return fmt.Sprintf("GET scheduledevents from %s api-version=%s", o.Addr, o.Version)
 		}
-		return fmt.Sprintf("GET scheduledevents from vm %s api-version=%s", o.Name, o.Version)
+		return fmt.Sprintf("GET scheduledevents from vm %s api-version=%s%s", o.Name, o.Version, heldDelete(o.Twice))
 	case OpPost:
-		return fmt.Sprintf("POST approval from vm %s of %s event#%d", o.Name, o.Target, o.Pick)
+		return fmt.Sprintf("POST approval from vm %s of %s event#%d%s", o.Name, o.Target, o.Pick, heldDelete(o.Twice))
 	case OpCampaign:
 		c := o.Campaign
 		scopes := strings.Join(c.Scopes, ",")
@@ -115,10 +125,13 @@ func (o Op) String() string {
 		return fmt.Sprintf("maintenance start %s scopes=%s notice=%s duration=%s parallel=%d", c.Type, scopes,
 			time.Duration(c.Notice), time.Duration(c.Duration), c.ParallelScopes)
 	case OpSteer:
+		if o.Twice {
+			return fmt.Sprintf("maintenance %s campaign#%d, twice", o.Action, o.Pick)
+		}
 		return fmt.Sprintf("maintenance %s campaign#%d", o.Action, o.Pick)
 	case OpChaos:
 		c := o.Chaos
-		return fmt.Sprintf("chaos add scope=%q vm=%q status=%d fraction=%g for=%s", c.Scope, c.VM, c.Status, c.Fraction, time.Duration(c.For))
+		return fmt.Sprintf("chaos add scope=%q vm=%q status=%d delay=%s fraction=%g for=%s", c.Scope, c.VM, c.Status, time.Duration(c.Delay), c.Fraction, time.Duration(c.For))
 	case OpUnchaos:
 		return fmt.Sprintf("chaos delete rule#%d", o.Pick)
 	case OpApply:
@@ -127,8 +140,17 @@ func (o Op) String() string {
 		return "advance " + o.D.String()
 	case OpRestart:
 		return "restart " + o.Conf.String()
+	case OpWipe:
+		return fmt.Sprintf("wipe scope#%d (delete its VMs, then it; one that campaigns walk first)", o.Pick)
 	}
 	return fmt.Sprintf("op %d", o.Kind)
+}
+
+func heldDelete(b bool) string {
+	if b {
+		return " (if a chaos delay holds it, its VM is deleted meanwhile)"
+	}
+	return ""
 }
 
 func intp(p *int) string {

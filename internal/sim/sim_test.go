@@ -71,9 +71,11 @@ func TestSimulation(t *testing.T) {
 		}
 	}
 	took := time.Since(start)
-	t.Logf("%d operations over seeds %d.. in %v: %.0f operations a second; %d events, %d approvals, %d campaigns, %d restarts",
+	t.Logf("%d operations over seeds %d.. in %v: %.0f operations a second; %d events, %d approvals, %d campaigns, %d restarts; "+
+		"%d requests held by a chaos delay, %d scopes deleted under two campaigns, %d approvals of an event another campaign waits for, "+
+		"%d resolves forced, %d refused without force",
 		total.Ops, first, took.Round(time.Millisecond), float64(total.Ops)/took.Seconds(), total.Events, total.Approvals,
-		total.Campaigns, total.Restarts)
+		total.Campaigns, total.Restarts, total.Held, total.Wiped2, total.Waited, total.Forced, total.Refused)
 }
 
 func runSeed(t *testing.T, seed uint64, n int, opts Options, total *Stats) {
@@ -81,11 +83,7 @@ func runSeed(t *testing.T, seed uint64, n int, opts Options, total *Stats) {
 	ctx := context.Background()
 	p := Generate(seed, n, opts)
 	f, stats := Run(ctx, p, opts)
-	total.Ops += stats.Ops
-	total.Events += stats.Events
-	total.Approvals += stats.Approvals
-	total.Campaigns += stats.Campaigns
-	total.Restarts += stats.Restarts
+	total.add(stats)
 	if f == nil {
 		return
 	}

@@ -56,6 +56,9 @@ type world struct {
 	ctx   context.Context
 	seed  uint64
 	clock *clockwork.FakeClock
+	// metaClock is the clock of the VMs' endpoint: it says when a request
+	// waits on a timer (a chaos delay holds it).
+	metaClock *timerClock
 	opens storeOpener
 	store *countingStore
 	rec   *recorder
@@ -94,6 +97,7 @@ func newWorld(ctx context.Context, seed uint64, opens storeOpener, conf serverCo
 		runs:  &runs{seed: seed, attempts: map[string]int{}, ok: map[string]bool{}},
 		chaos: rand.New(rand.NewPCG(seed, 3)),
 	}
+	w.metaClock = &timerClock{Clock: w.clock, timers: make(chan struct{}, 16)}
 	if err := w.start(conf); err != nil {
 		return nil, err
 	}
@@ -133,7 +137,7 @@ func (w *world) start(conf serverConf) error {
 		return fmt.Errorf("default vm: %w", err)
 	}
 	w.fab = f
-	w.meta = imds.New(imds.Config{Metadata: f.Metadata(), Clock: w.clock, Rand: w.chaos.Float64})
+	w.meta = imds.New(imds.Config{Metadata: f.Metadata(), Clock: w.metaClock, Rand: w.chaos.Float64})
 	w.obs = imds.New(imds.Config{Metadata: observer{}, Clock: w.clock})
 	if err := f.PublishTo(w.fctx, fanout{all: []forewarn.Publisher{w.rec, w.meta, w.obs}, observer: w.obs}); err != nil {
 		return fmt.Errorf("publish: %w", err)
@@ -240,3 +244,29 @@ func (observer) Approve(context.Context, string, []string) error {
 }
 
 func (observer) Enable(context.Context, string) error { return nil }
+
+// timerClock is a clock that tells, on timers, each time a timer is made.
+type timerClock struct {
+	clockwork.Clock
+	timers chan struct{}
+}
+
+func (c *timerClock) NewTimer(d time.Duration) clockwork.Timer {
+	t := c.Clock.NewTimer(d)
+	select {
+	case c.timers <- struct{}{}:
+	default:
+	}
+	return t
+}
+
+// drain forgets the timers made so far.
+func (c *timerClock) drain() {
+	for {
+		select {
+		case <-c.timers:
+		default:
+			return
+		}
+	}
+}
