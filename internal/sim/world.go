@@ -59,11 +59,11 @@ type world struct {
 	// metaClock is the clock of the VMs' endpoint: it says when a request
 	// waits on a timer (a chaos delay holds it).
 	metaClock *timerClock
-	opens storeOpener
-	store *countingStore
-	rec   *recorder
-	runs  *runs
-	chaos *rand.Rand // decides which requests chaos hits
+	opens     storeOpener
+	store     *countingStore
+	rec       *recorder
+	runs      *runs
+	chaos     *rand.Rand // decides which requests chaos hits
 
 	conf  serverConf
 	fab   *fabric.Fabric
