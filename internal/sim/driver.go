@@ -498,9 +498,18 @@ func (d *driver) awaitRuns() error {
 			}
 		}
 	}
+	// A run that ended a moment ago may still hold its claim on the VM
+	// when the Tick after a resolve --retry wants to run it again: the
+	// fabric then pokes its scheduler, whose Tick starts it (Run); here the
+	// driver ticks again while it waits.
+	lastTick := time.Now()
 	err := waitFor(d.w.act.poke, func() bool {
 		for _, k := range want {
 			if !d.w.act.isBlocked(strings.Split(k, "/")[0], strings.Split(k, "/")[1]) {
+				if time.Since(lastTick) > 5*time.Millisecond {
+					lastTick = time.Now()
+					_, _ = d.w.fab.Tick(d.w.fctx)
+				}
 				return false
 			}
 		}
