@@ -4,7 +4,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/forewarn/forewarn"
@@ -228,4 +230,40 @@ func inFlight(t *testing.T, id string) *forewarn.Event {
 		}
 	}
 	return nil
+}
+
+// TestRunsStopWithTheirEvent runs a command that never ends for two VMs:
+// deleting one VM stops its run, and completing the event with --force
+// stops the other's.
+func TestRunsStopWithTheirEvent(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, "--actuator", "exec",
+		"--exec-command", `echo $$ > '`+dir+`'/"$FOREWARN_VM"; exec sleep 600`)
+	srv.setEnv(t)
+	mustRun(t, "scope", "create", "s", "--update-domains", "1")
+	mustRun(t, "vm", "create", "a", "--scope", "s", "--address", "127.0.43.1")
+	mustRun(t, "vm", "create", "b", "--scope", "s", "--address", "127.0.43.2")
+	out := mustRun(t, "maintenance", "start", "--type", "Freeze", "--scope", "s")
+	id := mustJSON[forewarn.Campaign](t, "maintenance", "campaign", "show", summaryField(t, out, "ID:"), "-o", "json").Scopes[0].Event
+	mustRun(t, "maintenance", "approve", id)
+	pid := func(vm string) int {
+		var n int
+		eventually(t, "the command runs for "+vm, func() bool {
+			b, _ := os.ReadFile(filepath.Join(dir, vm))
+			n, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			return n > 0
+		})
+		return n
+	}
+	gone := func(what string, pid int) {
+		eventually(t, what, func() bool { return syscall.Kill(pid, 0) == syscall.ESRCH })
+	}
+	a, b := pid("a"), pid("b")
+	mustRun(t, "vm", "delete", "b")
+	gone("b's run stops once b is deleted", b)
+	if syscall.Kill(a, 0) != nil {
+		t.Fatalf("a's run stopped with b's")
+	}
+	mustRun(t, "maintenance", "resolve", id, "--complete", "--force")
+	gone("a's run stops once the event is completed", a)
 }
