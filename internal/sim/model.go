@@ -361,7 +361,7 @@ func (m *model) dropResource(e *mEvent, vm string) {
 		return
 	}
 	m.end(e, forewarn.Cancelled)
-	m.skipDomain(e, "its VMs were deleted before it started")
+	m.skipDomain(e, "its VMs were deleted before its event started")
 }
 
 // ensureDefaultVM is what a server does at each start (SPEC.md 8): the
