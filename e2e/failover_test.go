@@ -73,9 +73,9 @@ const (
 // campaign and user operations through kill -9 of the leading replica, then
 // of etcd's raft leader. The campaign completes; every acknowledged event
 // and approval ends in the history, no event starts twice or before its
-// NotBefore unless approved, no replica ever answers an older document than
-// one it answered before, and the survivors' metadata GETs never fail for
-// longer than the takeover took. It logs what it measured on one line,
+// NotBefore unless the test approved it, no replica ever answers an older
+// document than one it answered before, and the survivors' metadata GETs
+// never fail. It logs what it measured on one line,
 // "failover: takeover=... get-error-window=... ...", for scripts/failover.sh.
 func TestFailover(t *testing.T) {
 	ctx := context.Background()

@@ -8,16 +8,18 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/forewarn/forewarn"
 )
 
 // from returns an HTTP client whose connections come from the given
-// loopback address, as a VM with that address.
+// loopback address, as a VM with that address. A request that gets no
+// answer in a minute fails: a guard against a hang, not a wait.
 func from(t *testing.T, addr string) *http.Client {
 	t.Helper()
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(addr)}}
-	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}, Timeout: time.Minute}
 }
 
 func call(t *testing.T, c *http.Client, method, url, body string) (int, string) {
