@@ -68,10 +68,13 @@ var (
 // redeploys VMs, approves and cancels events, and campaigns walk the update
 // domains, the server is killed with SIGKILL at random moments and
 // restarted, FOREWARN_CRASH_KILLS times (default 20) per store. After each
-// restart no acknowledged event, approval, cancel or campaign is lost, no
-// incarnation went down, no event started before its NotBefore without
-// approval, and none started twice; at the end every campaign finishes,
-// with one event per update domain. FOREWARN_CRASH_SEED replays a run's
+// restart no acknowledged event, approval, cancel or campaign is lost (an
+// acknowledged approval had started its event by the time it was
+// answered), no incarnation went down, no event started before its
+// NotBefore, nor its type's notice after the test asked for it, unless the
+// test had sent an approval of it, and none started twice; both endpoints
+// of each server answer until it is killed; at the end every campaign
+// finishes, with one event per update domain. FOREWARN_CRASH_SEED replays a run's
 // random choices (the timing of a run is not replayed).
 func TestCrashSafety(t *testing.T) {
 	kills, seed := crashSettings(t)
@@ -455,9 +458,10 @@ func madeNothing(err error) bool {
 }
 
 // transportError records a request to s that got no answer as a fault,
-// unless s was killed before the error came (the kill's doing) or the run
-// is over (ctx ended). A server that hangs until the client's timeout is a
-// fault.
+// unless s was killed before the error came (the kill's doing: a kill
+// resets the connections at once) or the run is over (ctx ended). A
+// server that refuses connections, resets them or holds a request until
+// the client's timeout, and is not killed meanwhile, is at fault.
 func (c *crashRun) transportError(ctx context.Context, s *server, what string, err error) {
 	if ctx.Err() == nil && !s.signalled.Load() {
 		c.ledger.fault("%s: %v, and the server was not killed", what, err)
