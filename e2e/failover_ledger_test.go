@@ -350,11 +350,14 @@ func (l *failoverLedger) approving(id, vm string, sent time.Time) {
 	l.approvers[id][vm] = true
 }
 
-// approved notes an acknowledged approval.
+// approved notes an acknowledged approval, answered at at; the first of
+// an event is kept: the event had started by then.
 func (l *failoverLedger) approved(id, vm string, at time.Time) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.approvals[id] = failoverApproval{vm, at}
+	if _, ok := l.approvals[id]; !ok {
+		l.approvals[id] = failoverApproval{vm, at}
+	}
 }
 
 // ambiguous notes an approval that failed with a 5xx or no answer.
