@@ -54,12 +54,3 @@ func TestCampaignSkipsWhatIsGone(t *testing.T) {
 		t.Errorf("the old campaign walks the new web: %+v, %v", events, err)
 	}
 }
-
-func (h *harness) campaign(id string) *forewarn.Campaign {
-	h.tb.Helper()
-	c, err := h.f.Campaign(h.ctx, id)
-	if err != nil {
-		h.tb.Fatalf("campaign %s: %v", id, err)
-	}
-	return c
-}
