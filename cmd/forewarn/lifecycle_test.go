@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/client"
@@ -266,4 +267,16 @@ func TestRunsStopWithTheirEvent(t *testing.T) {
 	}
 	mustRun(t, "maintenance", "resolve", id, "--complete", "--force")
 	gone("a's run stops once the event is completed", a)
+}
+
+// TestChaosZeroValues: a zero --for or --delay given is wrong, and says so.
+func TestChaosZeroValues(t *testing.T) {
+	srv := startServer(t)
+	srv.setEnv(t)
+	mustFail(t, []string{"chaos", "add", "--all", "--status", "500", "--for", "0s"}, "--for must be more than 0")
+	mustFail(t, []string{"chaos", "add", "--all", "--delay", "0s", "--for", "1m"}, "--delay must be more than 0")
+	mustFail(t, []string{"chaos", "add", "--all", "--status", "500"}, "missing --for")
+	if r := mustJSON[forewarn.ChaosRule](t, "chaos", "add", "--all", "--status", "500", "--for", "1.5d", "-o", "json"); r.For != forewarn.Duration(36*time.Hour) {
+		t.Errorf("--for 1.5d gave %s", r.For)
+	}
 }
