@@ -280,3 +280,10 @@ func TestChaosZeroValues(t *testing.T) {
 		t.Errorf("--for 1.5d gave %s", r.For)
 	}
 }
+
+// TestEventsAtAdminAPI: the in-VM commands pointed at the admin API say so.
+func TestEventsAtAdminAPI(t *testing.T) {
+	srv := startServer(t)
+	mustFail(t, []string{"events", "--endpoint", srv.adminURL}, "admin API?", "--metadata-addr", "--endpoint")
+	mustFail(t, []string{"events", "approve", "x", "--endpoint", srv.adminURL}, "admin API?")
+}
