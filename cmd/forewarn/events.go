@@ -3,10 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"net/http"
-	"strings"
 	"io"
 	"log/slog"
+	"net/http"
+	"strings"
 	"time"
 
 	"github.com/forewarn/forewarn/client"
