@@ -293,6 +293,7 @@ func (f *Fabric) dropResource(t *txn, e *forewarn.Event, vm string) error {
 	if !e.Hits(vm) {
 		return nil
 	}
+	e.Deleted = append(e.Deleted, vm)
 	if len(e.Resources) == 1 {
 		// Its last VM is gone: the history keeps the VM it was for.
 		if e.Status == forewarn.Started {

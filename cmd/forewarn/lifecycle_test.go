@@ -125,7 +125,8 @@ func TestDeletedVMLeavesEvent(t *testing.T) {
 	mustRun(t, "vm", "delete", "b")
 	awaitOutcome(t, id, forewarn.Completed)
 	h := historyEvent(t, id)
-	if !slices.Equal(h.Resources, []string{"a"}) || len(h.Failed) != 0 || !slices.Equal(h.Actuated, []string{"a"}) {
+	if !slices.Equal(h.Resources, []string{"a"}) || len(h.Failed) != 0 || !slices.Equal(h.Actuated, []string{"a"}) ||
+		!slices.Equal(h.Deleted, []string{"b"}) {
 		t.Errorf("history of the event = %+v", h)
 	}
 }

@@ -347,6 +347,7 @@ func (m *model) dropResource(e *mEvent, vm string) {
 	if !e.Hits(vm) {
 		return
 	}
+	e.Deleted = append(e.Deleted, vm)
 	if len(e.Resources) > 1 {
 		without := func(names []string) []string {
 			return slices.DeleteFunc(slices.Clone(names), func(r string) bool { return forewarn.SameName(r, vm) })
