@@ -13,17 +13,17 @@ import (
 type Duration time.Duration
 
 // ParseDuration parses Go's duration syntax plus a "d" suffix for days, as
-// the command line accepts them: "90s", "15m", "7d", "1d12h".
+// the command line accepts them: "90s", "15m", "7d", "1.5d", "1d12h".
 func ParseDuration(s string) (time.Duration, error) {
 	days, rest, found := strings.Cut(s, "d")
 	if !found {
 		return time.ParseDuration(s)
 	}
-	n, err := strconv.ParseUint(days, 10, 16)
-	if err != nil {
+	n, err := strconv.ParseFloat(days, 64)
+	if err != nil || n < 0 || n > 65535 || strings.ContainsAny(days, "eEnN+-_xXpP") {
 		return 0, fmt.Errorf("invalid duration %q", s)
 	}
-	d := time.Duration(n) * 24 * time.Hour
+	d := time.Duration(n * float64(24*time.Hour))
 	if rest != "" {
 		more, err := time.ParseDuration(rest)
 		if err != nil || more < 0 {

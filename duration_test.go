@@ -9,13 +9,13 @@ import (
 func TestParseDuration(t *testing.T) {
 	for in, want := range map[string]time.Duration{
 		"90s": 90 * time.Second, "15m": 15 * time.Minute, "7d": 7 * 24 * time.Hour,
-		"1d12h": 36 * time.Hour, "0": 0,
+		"1d12h": 36 * time.Hour, "0": 0, "1.5d": 36 * time.Hour, "0.5d1h": 13 * time.Hour,
 	} {
 		if got, err := ParseDuration(in); err != nil || got != want {
 			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
 		}
 	}
-	for _, in := range []string{"", "d", "x7d", "7d-1h", "-1d", "7dd", "soon"} {
+	for _, in := range []string{"", "d", "x7d", "7d-1h", "-1d", "7dd", "soon", "1e3d", "Inf d", "NaNd", "0x1p1d", ".d"} {
 		if got, err := ParseDuration(in); err == nil {
 			t.Errorf("ParseDuration(%q) = %v; want an error", in, got)
 		}

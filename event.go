@@ -94,6 +94,10 @@ type Event struct {
 	// resolves it.
 	Actuated []string `json:"actuated,omitempty"`
 	Failed   []string `json:"failed,omitempty"`
+	// Deleted lists the VMs deleted while the event was in flight: they
+	// leave Resources (but the last, which the history keeps as the VM the
+	// event was for), Actuated and Failed, and are named here.
+	Deleted []string `json:"deleted,omitempty"`
 	// Campaign is the campaign that created the event, if any.
 	Campaign string `json:"campaign,omitempty"`
 

@@ -3,6 +3,7 @@ package admin_test
 import (
 	"fmt"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -95,7 +96,39 @@ func TestStreamMetrics(t *testing.T) {
 func TestTwoServersShareMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	for range 2 {
-		admin.NewServer(admin.Config{Fleet: newFakeFleet(), Token: testToken, Registerer: reg, Gatherer: reg})
+		api := admin.NewServer(admin.Config{Fleet: newFakeFleet(), Token: testToken, Registerer: reg, Gatherer: reg})
+		req := httptest.NewRequest("GET", "/v1/scopes/nope", nil)
+		req.Header.Set("Authorization", "Bearer "+testToken)
+		w := httptest.NewRecorder()
+		api.ServeHTTP(w, req)
+		if w.Code != 404 {
+			t.Fatalf("GET /v1/scopes/nope = %d, want 404", w.Code)
+		}
+	}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var requests, durations []string
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			switch f.GetName() {
+			case "forewarn_admin_requests_total":
+				requests = append(requests, fmt.Sprintf("%s %s %g", labels["route"], labels["code"], m.GetCounter().GetValue()))
+			case "forewarn_admin_request_duration_seconds":
+				durations = append(durations, fmt.Sprintf("%s %d", labels["route"], m.GetHistogram().GetSampleCount()))
+			}
+		}
+	}
+	if want := []string{"GET /v1/scopes/{name} 404 2"}; !slices.Equal(requests, want) {
+		t.Errorf("forewarn_admin_requests_total series %q, want %q: both servers count into one", requests, want)
+	}
+	if want := []string{"GET /v1/scopes/{name} 2"}; !slices.Equal(durations, want) {
+		t.Errorf("forewarn_admin_request_duration_seconds series %q, want %q: both servers count into one", durations, want)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 
 	"github.com/jonboulle/clockwork"
 	"gopkg.in/yaml.v3"
+
+	"github.com/forewarn/forewarn/internal/yamlmsg"
 )
 
 // Defaults of a Config.
@@ -144,11 +146,11 @@ func parseDuration(s string) (Duration, error) {
 	v, err := time.ParseDuration(strings.TrimSpace(s))
 	switch {
 	case err != nil && isNumber(s):
-		return 0, fmt.Errorf("invalid duration %s: want a unit, such as %ss", quote(s), strings.TrimSpace(s))
+		return 0, fmt.Errorf("invalid duration %s: want a unit, such as %ss", yamlmsg.Quote(s), strings.TrimSpace(s))
 	case err != nil:
-		return 0, fmt.Errorf("invalid duration %s: want such as 30s or 5m", quote(s))
+		return 0, fmt.Errorf("invalid duration %s: want such as 30s or 5m", yamlmsg.Quote(s))
 	case v < 0:
-		return 0, fmt.Errorf("negative duration %s", quote(s))
+		return 0, fmt.Errorf("negative duration %s", yamlmsg.Quote(s))
 	}
 	return Duration(v), nil
 }

@@ -13,6 +13,8 @@ import (
 	"unicode"
 
 	"github.com/forewarn/forewarn/client"
+
+	"github.com/forewarn/forewarn/internal/yamlmsg"
 )
 
 // Validate checks every key without touching the file system or the
@@ -71,10 +73,10 @@ func (c *Config) check() *checker {
 		ch.add("api_version", checkAPIVersion(c.APIVersion))
 	}
 	if c.VMName != "" && strings.TrimSpace(c.VMName) != c.VMName {
-		ch.addf("vm_name", "%s has spaces around it: no Resources would match it", quote(c.VMName))
+		ch.addf("vm_name", "%s has spaces around it: no Resources would match it", yamlmsg.Quote(c.VMName))
 	}
 	for typ, hooks := range c.Hooks {
-		key := join("hooks", shorten(string(typ)))
+		key := join("hooks", yamlmsg.Shorten(string(typ)))
 		ch.add(key, checkType(typ))
 		for name, h := range hooks.byName() {
 			if h != nil {
@@ -83,7 +85,7 @@ func (c *Config) check() *checker {
 		}
 	}
 	for typ, p := range c.Approval {
-		key := join("approval", shorten(string(typ)))
+		key := join("approval", yamlmsg.Shorten(string(typ)))
 		ch.add(key, checkType(typ))
 		ch.add(key, checkPolicy(p))
 	}
@@ -137,7 +139,7 @@ func checkPolicy(p Policy) error {
 	case p == "":
 		return fmt.Errorf("no policy: want %s", orList(policies))
 	}
-	return fmt.Errorf("unknown policy %s%s", quote(string(p)), didYouMean(string(p), policies))
+	return fmt.Errorf("unknown policy %s%s", yamlmsg.Quote(string(p)), didYouMean(string(p), policies))
 }
 
 // checkEndpoint checks the metadata service's base URL as the client will
@@ -146,17 +148,17 @@ func checkPolicy(p Policy) error {
 func checkEndpoint(raw string) error {
 	trimmed := strings.TrimRight(strings.TrimSpace(raw), "/")
 	if !strings.Contains(trimmed, "://") && strings.Contains(trimmed, "/") {
-		return fmt.Errorf("%s: want http://host[:port] (or host[:port] alone)", quote(raw))
+		return fmt.Errorf("%s: want http://host[:port] (or host[:port] alone)", yamlmsg.Quote(raw))
 	}
 	u, err := checkHTTPURL(client.New(client.WithEndpoint(raw)).Endpoint())
 	if err != nil {
-		return fmt.Errorf("%s: %w", quote(raw), err)
+		return fmt.Errorf("%s: %w", yamlmsg.Quote(raw), err)
 	}
 	switch {
 	case strings.Contains(u.Path, "/metadata"):
-		return fmt.Errorf("%s: want the service's base URL, without /metadata/...: the agent adds the paths", quote(raw))
+		return fmt.Errorf("%s: want the service's base URL, without /metadata/...: the agent adds the paths", yamlmsg.Quote(raw))
 	case u.RawQuery != "" || u.Fragment != "":
-		return fmt.Errorf("%s: want a base URL, without a query or fragment", quote(raw))
+		return fmt.Errorf("%s: want a base URL, without a query or fragment", yamlmsg.Quote(raw))
 	}
 	return nil
 }
@@ -187,7 +189,7 @@ func checkHTTPURL(s string) (*url.URL, error) {
 func checkAPIVersion(v string) error {
 	date, suffix, _ := strings.Cut(v, "-preview")
 	if _, err := time.Parse(time.DateOnly, date); err != nil || suffix != "" {
-		return fmt.Errorf("%s: want a date such as %s", quote(v), client.DefaultAPIVersion)
+		return fmt.Errorf("%s: want a date such as %s", yamlmsg.Quote(v), client.DefaultAPIVersion)
 	}
 	return nil
 }
@@ -198,11 +200,11 @@ func checkListenAddr(addr string) error {
 	_, port, err := net.SplitHostPort(addr)
 	if err == nil {
 		if n, perr := strconv.Atoi(port); perr != nil || n < 0 || n > 65535 {
-			err = fmt.Errorf("port %s: want 0 to 65535", quote(port))
+			err = fmt.Errorf("port %s: want 0 to 65535", yamlmsg.Quote(port))
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("%s: want host:port, such as 127.0.0.1:9469", quote(addr))
+		return fmt.Errorf("%s: want host:port, such as 127.0.0.1:9469", yamlmsg.Quote(addr))
 	}
 	return nil
 }
@@ -214,10 +216,10 @@ func (w *WebhookConfig) check(ch *checker) {
 	if w.URL == "" {
 		ch.addf("webhook", "no url")
 	} else if _, err := checkHTTPURL(w.URL); err != nil {
-		ch.addf("webhook.url", "%s: %v", quote(w.URL), err)
+		ch.addf("webhook.url", "%s: %v", yamlmsg.Quote(w.URL), err)
 	}
 	for name, value := range w.Headers {
-		ch.add(join("webhook.headers", shorten(name)), checkHeader(name, value))
+		ch.add(join("webhook.headers", yamlmsg.Shorten(name)), checkHeader(name, value))
 	}
 	if _, err := parseTemplate(w.Template); err != nil {
 		ch.add("webhook.template", errors.Unwrap(err)) // text/template's own says "template: "

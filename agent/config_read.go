@@ -7,11 +7,11 @@ import (
 	"io"
 	"os"
 	"reflect"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/forewarn/forewarn/internal/yamlmsg"
 )
 
 // source is where the values of a Config came from, so that its problems
@@ -188,7 +188,7 @@ func (d *decoder) structure(n *yaml.Node, key string, v reflect.Value) bool {
 	names, index := yamlFields(v.Type())
 	kvs, ok := d.pairs(n, key, "a mapping (keys: "+strings.Join(names, ", ")+")")
 	for _, kv := range kvs {
-		path := join(key, shorten(kv.key.Value))
+		path := join(key, yamlmsg.Shorten(kv.key.Value))
 		i, known := index[kv.key.Value]
 		if !known {
 			d.addf(kv.key, path, "unknown key%s", didYouMean(kv.key.Value, names))
@@ -209,7 +209,7 @@ func (d *decoder) mapping(n *yaml.Node, key string, v reflect.Value) bool {
 		v.Set(reflect.MakeMap(v.Type()))
 	}
 	for _, kv := range kvs {
-		path := join(key, shorten(kv.key.Value))
+		path := join(key, yamlmsg.Shorten(kv.key.Value))
 		d.lines[path] = kv.key.Line
 		elem := reflect.New(v.Type().Elem()).Elem()
 		if d.decode(kv.value, path, elem) {
@@ -243,7 +243,7 @@ func (d *decoder) pairs(n *yaml.Node, key, want string) ([]pair, bool) {
 		case k.Kind != yaml.ScalarNode:
 			d.addf(k, key, "want a key, got %s", describe(k))
 		case seen[k.Value] != nil:
-			d.addf(k, join(key, shorten(k.Value)), "given twice (first at line %d)", seen[k.Value].Line)
+			d.addf(k, join(key, yamlmsg.Shorten(k.Value)), "given twice (first at line %d)", seen[k.Value].Line)
 		default:
 			seen[k.Value] = k
 			own = append(own, pair{k, v})
@@ -332,52 +332,11 @@ func describe(n *yaml.Node) string {
 	case yaml.SequenceNode:
 		return "a list"
 	}
-	return quote(n.Value)
+	return yamlmsg.Quote(n.Value)
 }
-
-// maxQuote is how much of a value or key a message quotes.
-const maxQuote = 40
-
-// quote quotes a value for a message, cut short if long.
-func quote(s string) string {
-	if len(s) > maxQuote {
-		return strconv.Quote(s[:maxQuote]) + "..."
-	}
-	return strconv.Quote(s)
-}
-
-// shorten cuts a long key short for a key path.
-func shorten(s string) string {
-	if len(s) > maxQuote {
-		return s[:maxQuote] + "..."
-	}
-	return s
-}
-
-// yamlLine finds the line in the message of a YAML syntax error.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
 // syntaxProblem turns a YAML syntax error into a problem with its line.
-// yaml.v3 counts the lines of its parser's errors, unlike its scanner's,
-// from 0 (fleetfile does the same).
 func syntaxProblem(err error) Problem {
-	msg := err.Error()
-	m := yamlLine.FindStringSubmatch(msg)
-	if m == nil {
-		return Problem{Message: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
-	}
-	line, _ := strconv.Atoi(m[1])
-	if parserError(m[2]) {
-		line++
-	}
-	return Problem{Line: line, Message: "invalid YAML: " + m[2]}
-}
-
-// parserError reports whether a message of yaml.v3 comes from its parser
-// rather than its scanner.
-func parserError(msg string) bool {
-	return strings.HasPrefix(msg, "did not find expected ") ||
-		strings.HasPrefix(msg, "found duplicate %") ||
-		msg == "found incompatible YAML document" ||
-		msg == "found undefined tag handle"
+	line, msg := yamlmsg.Syntax(err)
+	return Problem{Line: line, Message: msg}
 }

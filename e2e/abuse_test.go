@@ -49,12 +49,17 @@ func TestAbuse(t *testing.T) {
 	poll := abuseLongPoll(s, incarnation)
 	slow := startSlowClients(t, s, token, event.ID)
 	keptAlive := abuseKeepAlive(s)
-	abuseServesQuickly(t, s) // while the slow clients are stuck
+	// Normal requests are answered while the slow clients are stuck: before
+	// the server has cut any off, which the first is at the header timeout.
+	abuseServes(t, s)
+	if n := slow.cut.Load(); n > 0 {
+		t.Fatalf("normal requests were answered only after the server cut %d slow clients off", n)
+	}
 
 	for _, c := range abuseCases(token, event.ID) {
 		t.Run(c.name, func(t *testing.T) { c.check(t, s) })
 	}
-	abuseServesQuickly(t, s)
+	abuseServes(t, s)
 	slow.wait(t)
 	if err := <-keptAlive; err != nil {
 		t.Error(err)
@@ -510,18 +515,13 @@ func abuseJSON(st abuseState) string {
 	return string(b)
 }
 
-// abuseServesQuickly checks that a normal GET of each listener answers in
-// under 2 s.
-func abuseServesQuickly(t *testing.T, s *server) {
+// abuseServes checks that a normal GET of each listener is answered.
+func abuseServes(t *testing.T, s *server) {
 	t.Helper()
-	start := time.Now()
 	if resp, _ := s.get("api-version=2020-07-01"); resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET of the document: %d", resp.StatusCode)
 	}
 	if _, _, err := s.admin.Events(context.Background(), forewarn.EventQuery{}); err != nil {
 		t.Fatal(err)
-	}
-	if d := time.Since(start); d > 2*time.Second {
-		t.Fatalf("normal requests took %v", d)
 	}
 }

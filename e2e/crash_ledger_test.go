@@ -27,19 +27,32 @@ type crashListing struct {
 type crashEvent struct {
 	id, scope string
 	userOp    bool
-	known     uint64          // first seen or acknowledged
-	started   uint64          // first seen started
-	startedVM uint64          // first seen started by a VM
-	ended     uint64          // first seen in the history
-	final     *forewarn.Event // as the history first showed it
-	approved  uint64          // an approval of it was acknowledged
-	cancelled uint64          // its cancel was acknowledged
-	notBefore time.Time       // the first NotBefore seen
-	startedAt time.Time       // the first StartedAt seen
+	typ       forewarn.EventType // "" until the admin API showed it
+	known     uint64             // first seen or acknowledged
+	started   uint64             // first seen started
+	startedVM uint64             // first seen started by a VM
+	ended     uint64             // first seen in the history
+	final     *forewarn.Event    // as the history first showed it
+	approved  uint64             // an approval of it was acknowledged
+	cancelled uint64             // its cancel was acknowledged
+	notBefore time.Time          // the first NotBefore seen
+	startedAt time.Time          // the first StartedAt seen
 	// approveAs is who the test approves the event as once approveAt has
 	// come: "vm" (any VM of its scope), "admin", or "" for no one.
 	approveAs string
 	approveAt time.Time
+
+	// What the test itself did, which the server's answers are judged
+	// by (crash_start_test.go).
+	crashDeeds
+	// What the server showed first, which must not change: a start, an
+	// approval or an impact recorded anew is an event started twice.
+	endsAt     time.Time
+	approvedBy string
+	approvedOn time.Time
+	// docInc is the highest incarnation of a VM's document that showed
+	// the event, goneInc the lowest above one that did that did not.
+	docInc, goneInc int64
 }
 
 // crashCampaign is what the test knows of one campaign.
@@ -97,13 +110,20 @@ type crashLedger struct {
 	restart   uint64
 	atRestart map[string]int64
 	docs      map[string]string // the events each document showed, by scope/incarnation
-	faults    []string
+	// inDoc are the events the VMs' documents show, by scope.
+	inDoc map[string]map[string]*crashEvent
+	asks  crashAsks
+	// campaignAsked is when the test sent the request that started each
+	// campaign (a lower bound, for one whose answer was lost).
+	campaignAsked map[string]time.Time
+	faults        []string
 }
 
 func newCrashLedger(rng *rand.Rand) *crashLedger {
 	return &crashLedger{rng: rng, events: map[string]*crashEvent{}, campaigns: map[string]*crashCampaign{},
 		incarnation: map[string]int64{}, shown: map[string]int64{}, atRestart: map[string]int64{},
-		docs: map[string]string{}}
+		docs: map[string]string{}, inDoc: map[string]map[string]*crashEvent{}, asks: crashAsks{},
+		campaignAsked: map[string]time.Time{}}
 }
 
 // mark returns the mark of an admin API request.
@@ -182,12 +202,16 @@ func (l *crashLedger) observe(m crashMark, e *forewarn.Event) {
 func (l *crashLedger) see(m crashMark, e *forewarn.Event) {
 	ev := l.event(e.ID, e.Scope, "the admin API")
 	ev.userOp = e.Campaign == ""
+	ev.typ = e.Type
+	l.bindAsk(ev, e)
 	if e.InFlight() {
 		l.inFlight(m, ev)
 	}
+	l.checkNotBefore(ev, e)
+	l.checkRecord(ev, e)
 	if !e.StartedAt.IsZero() {
 		l.sawStarted(ev, e.StartedAt, false)
-		l.checkNotice(ev, e)
+		l.checkStart(ev, e)
 	}
 	switch {
 	case e.Outcome == forewarn.Cancelled && (ev.started != 0 || ev.approved != 0):
@@ -197,8 +221,13 @@ func (l *crashLedger) see(m crashMark, e *forewarn.Event) {
 	case e.InFlight() && e.Status == forewarn.Scheduled:
 		l.sawScheduled(m, ev, e.NotBefore)
 	}
-	if !e.InFlight() && ev.ended == 0 {
+	switch {
+	case e.InFlight():
+	case ev.ended == 0:
 		ev.ended, ev.final = l.next(), e
+	case e.Outcome != ev.final.Outcome || !e.StartedAt.Equal(ev.final.StartedAt) || !e.EndedAt.Equal(ev.final.EndedAt):
+		l.faultf("event %s (scope %s) ended twice: the history showed %s at %v (started %v), then %s at %v (started %v)",
+			e.ID, e.Scope, ev.final.Outcome, ev.final.EndedAt, ev.final.StartedAt, e.Outcome, e.EndedAt, e.StartedAt)
 	}
 }
 
@@ -263,20 +292,6 @@ func (l *crashLedger) plan(ev *crashEvent) {
 	ev.approveAt = now.Add(time.Duration(l.rng.Int64N(int64(ev.notBefore.Sub(now)))))
 }
 
-// checkNotice checks that a started event started at its NotBefore or
-// later, unless it was approved. Without a NotBefore seen, the least the
-// type's notice allows is taken. l.mu is held.
-func (l *crashLedger) checkNotice(ev *crashEvent, e *forewarn.Event) {
-	notBefore := ev.notBefore
-	if notBefore.IsZero() {
-		notBefore = e.CreatedAt.Add(crashNotice(e.Type))
-	}
-	if e.ApprovedBy == "" && e.StartedAt.Before(notBefore) {
-		l.faultf("event %s (%s, scope %s) started at %v, before its NotBefore %v, without approval",
-			e.ID, e.Type, e.Scope, e.StartedAt, notBefore)
-	}
-}
-
 // crashNotice is the least notice of an event type at crashScale.
 func crashNotice(typ forewarn.EventType) time.Duration {
 	if typ == forewarn.Redeploy {
@@ -303,6 +318,7 @@ func (l *crashLedger) observeDoc(m crashMark, vm, scope, body string) []string {
 		return nil
 	}
 	l.sawIncarnation(m, vm, scope, d)
+	l.sawEventsIn(vm, scope, d)
 	var approve []string
 	now := time.Now()
 	for _, de := range d.Events {
@@ -350,11 +366,12 @@ func (l *crashLedger) sawIncarnation(m crashMark, vm, scope string, d crashDoc) 
 	l.docs[key] = events
 }
 
-// approved records an acknowledged approval.
+// approved records an acknowledged approval, answered now.
 func (l *crashLedger) approved(id string) {
+	now := time.Now()
 	l.update(id, func(ev *crashEvent) {
 		if ev.approved == 0 {
-			ev.approved = l.next()
+			ev.approved, ev.approvedAt = l.next(), now
 		}
 	})
 }
@@ -429,6 +446,7 @@ func (l *crashLedger) seeCampaign(m crashMark, c *forewarn.Campaign) {
 	if cc == nil {
 		cc = &crashCampaign{known: l.next()}
 		l.campaigns[c.ID] = cc
+		l.campaignAsk(c.ID)
 	}
 	done := 0
 	for _, p := range c.Scopes {
@@ -474,9 +492,18 @@ func (l *crashLedger) verify(m crashMark, got crashListing) {
 		l.incarnation[s.Name] = max(l.incarnation[s.Name], s.Incarnation)
 	}
 	listed := map[string]*forewarn.Event{}
-	for _, e := range slices.Concat(got.events, got.history) {
-		l.see(m, e)
-		listed[e.ID] = e
+	for _, list := range [][]*forewarn.Event{got.events, got.history} {
+		// An event may be in both lists, if it ended between the
+		// reads, but not twice in one.
+		once := map[string]bool{}
+		for _, e := range list {
+			if once[e.ID] {
+				l.faultf("event %s (scope %s) is listed twice in one listing: %+v", e.ID, e.Scope, e)
+			}
+			once[e.ID] = true
+			l.see(m, e)
+			listed[e.ID] = e
+		}
 	}
 	for id, ev := range l.events {
 		if crashSeen(ev.known, m.seq) {

@@ -68,10 +68,13 @@ var (
 // redeploys VMs, approves and cancels events, and campaigns walk the update
 // domains, the server is killed with SIGKILL at random moments and
 // restarted, FOREWARN_CRASH_KILLS times (default 20) per store. After each
-// restart no acknowledged event, approval, cancel or campaign is lost, no
-// incarnation went down, no event started before its NotBefore without
-// approval, and none started twice; at the end every campaign finishes,
-// with one event per update domain. FOREWARN_CRASH_SEED replays a run's
+// restart no acknowledged event, approval, cancel or campaign is lost (an
+// acknowledged approval had started its event by the time it was
+// answered), no incarnation went down, no event started before its
+// NotBefore, nor its type's notice after the test asked for it, unless the
+// test had sent an approval of it, and none started twice; both endpoints
+// of each server answer until it is killed; at the end every campaign
+// finishes, with one event per update domain. FOREWARN_CRASH_SEED replays a run's
 // random choices (the timing of a run is not replayed).
 func TestCrashSafety(t *testing.T) {
 	kills, seed := crashSettings(t)
@@ -332,23 +335,27 @@ func (c *crashRun) poll(ctx context.Context, scope string, rng *rand.Rand) {
 		m := c.ledger.markVM(scope)
 		code, body, err := crashHTTP(ctx, c.clients[vm.name], http.MethodGet, url, "")
 		switch {
-		case err != nil: // killed meanwhile
+		case err != nil:
+			c.transportError(ctx, s, "GET as "+vm.name, err)
 		case code != http.StatusOK:
 			c.ledger.fault("GET as %s: %d %s", vm.name, code, body)
 		default:
 			for _, id := range c.ledger.observeDoc(m, vm.name, scope, body) {
-				c.approveAs(ctx, url, vm, id)
+				c.approveAs(ctx, s, url, vm, id)
 			}
 		}
 		crashSleep(ctx, 20+rng.IntN(60))
 	}
 }
 
-// approveAs approves an event through the metadata endpoint as a VM.
-func (c *crashRun) approveAs(ctx context.Context, url string, vm crashVM, id string) {
+// approveAs approves an event through s's metadata endpoint, at url, as a
+// VM.
+func (c *crashRun) approveAs(ctx context.Context, s *server, url string, vm crashVM, id string) {
+	c.ledger.approving(id, vm.name)
 	code, body, err := crashHTTP(ctx, c.clients[vm.name], http.MethodPost, url, `{"StartRequests":[{"EventId":"`+id+`"}]}`)
 	switch {
 	case err != nil:
+		c.transportError(ctx, s, "approval of "+id+" as "+vm.name, err)
 	case code == http.StatusOK && body == "{}":
 		c.ledger.approved(id)
 	case code == http.StatusBadRequest: // ended meanwhile
@@ -365,20 +372,21 @@ func (c *crashRun) operate(ctx context.Context, rng *rand.Rand) {
 		s := c.target.Load()
 		for _, id := range c.ledger.adminDue() {
 			m := c.ledger.mark()
+			c.ledger.approving(id, forewarn.ApprovedByAdmin)
 			e, err := s.admin.Approve(ctx, id)
 			switch {
 			case err == nil:
-				c.ledger.observe(m, e)
 				c.ledger.approved(id)
+				c.ledger.observe(m, e)
 			case errors.Is(err, forewarn.ErrNotFound): // ended meanwhile
 				c.ledger.unplan(id)
 			default:
-				c.adminError("approve "+id, err)
+				c.adminError(ctx, s, "approve "+id, err)
 			}
 		}
 		switch n := rng.IntN(100); {
 		case n < 3 && c.ledger.campaignCount() < c.campaigns:
-			c.adminError("start a campaign", c.startCampaign(ctx, s, rng))
+			c.adminError(ctx, s, "start a campaign", c.startCampaign(ctx, s, rng))
 		case n < 15:
 			c.cancel(ctx, s, rng)
 		default:
@@ -393,12 +401,16 @@ func (c *crashRun) operateVM(ctx context.Context, s *server, rng *rand.Rand) {
 	vm := crashVMs[rng.IntN(len(crashVMs))]
 	op := []forewarn.Operation{forewarn.OpRestart, forewarn.OpRedeploy}[rng.IntN(2)]
 	m := c.ledger.mark()
+	sent := c.ledger.asking(vm.name)
 	e, err := s.admin.Operate(ctx, vm.name, op)
 	if err != nil {
-		c.adminError(fmt.Sprintf("%s %s", op, vm.name), err)
+		if madeNothing(err) {
+			c.ledger.askRefused(vm.name, sent)
+		}
+		c.adminError(ctx, s, fmt.Sprintf("%s %s", op, vm.name), err)
 		return
 	}
-	c.ledger.observe(m, e)
+	c.ledger.observeAsked(m, vm.name, sent, e)
 }
 
 // cancel cancels a Scheduled user operation that no one plans to approve.
@@ -410,21 +422,49 @@ func (c *crashRun) cancel(ctx context.Context, s *server, rng *rand.Rand) {
 	m := c.ledger.mark()
 	e, err := s.admin.Cancel(ctx, id)
 	if err != nil {
-		c.adminError("cancel "+id, err)
+		c.adminError(ctx, s, "cancel "+id, err)
 		return
 	}
 	c.ledger.observe(m, e)
 	c.ledger.cancelled(id)
 }
 
-// adminError records an error answer of the admin API that is not one of
-// its errors for the caller (4xx), such as a 500. Errors of the connection
-// (the server was killed) and refusals (a VM busy, an event started) are
-// part of the test.
-func (c *crashRun) adminError(what string, err error) {
-	var apiErr *forewarn.Error
-	if err != nil && !errors.As(err, &apiErr) && strings.Contains(err.Error(), "(HTTP ") {
+// adminError records an error of a request to s's admin API that is a
+// fault: an answer that is not one of its errors for the caller (4xx),
+// such as a 500, or no answer from a server that was not killed. Refusals
+// (a VM busy, an event started) are part of the test.
+func (c *crashRun) adminError(ctx context.Context, s *server, what string, err error) {
+	switch {
+	case err == nil || refused(err):
+	case strings.Contains(err.Error(), "(HTTP "):
 		c.ledger.fault("%s: %v", what, err)
+	default:
+		c.transportError(ctx, s, what, err)
+	}
+}
+
+// refused reports whether err is one of the admin API's errors for the
+// caller.
+func refused(err error) bool {
+	var apiErr *forewarn.Error
+	return errors.As(err, &apiErr)
+}
+
+// madeNothing reports whether err says the request changed nothing: a
+// refusal, but not the store's unavailability (503), after which a commit
+// may still have been applied.
+func madeNothing(err error) bool {
+	return refused(err) && !errors.Is(err, forewarn.ErrUnavailable)
+}
+
+// transportError records a request to s that got no answer as a fault,
+// unless s was killed before the error came (the kill's doing: a kill
+// resets the connections at once) or the run is over (ctx ended). A
+// server that refuses connections, resets them or holds a request until
+// the client's timeout, and is not killed meanwhile, is at fault.
+func (c *crashRun) transportError(ctx context.Context, s *server, what string, err error) {
+	if ctx.Err() == nil && !s.signalled.Load() {
+		c.ledger.fault("%s: %v, and the server was not killed", what, err)
 	}
 }
 
@@ -436,9 +476,13 @@ func (c *crashRun) startCampaign(ctx context.Context, s *server, rng *rand.Rand)
 		spec.Scopes = append(spec.Scopes, sc.name)
 	}
 	m := c.ledger.mark()
+	sent := c.ledger.asking(crashCampaignKey)
 	cp, err := s.admin.StartCampaign(ctx, spec)
-	if err == nil {
-		c.ledger.observeCampaign(m, cp)
+	switch {
+	case err == nil:
+		c.ledger.observeCampaignAsked(m, sent, cp)
+	case madeNothing(err):
+		c.ledger.askRefused(crashCampaignKey, sent)
 	}
 	return err
 }

@@ -73,9 +73,9 @@ const (
 // campaign and user operations through kill -9 of the leading replica, then
 // of etcd's raft leader. The campaign completes; every acknowledged event
 // and approval ends in the history, no event starts twice or before its
-// NotBefore unless approved, no replica ever answers an older document than
-// one it answered before, and the survivors' metadata GETs never fail for
-// longer than the takeover took. It logs what it measured on one line,
+// NotBefore unless the test approved it, no replica ever answers an older
+// document than one it answered before, and the survivors' metadata GETs
+// never fail. It logs what it measured on one line,
 // "failover: takeover=... get-error-window=... ...", for scripts/failover.sh.
 func TestFailover(t *testing.T) {
 	ctx := context.Background()
@@ -95,11 +95,13 @@ func TestFailover(t *testing.T) {
 	r := newFailoverRun(t, replicas, leader)
 	r.pollAll()
 
+	asked := time.Now()
 	camp, err := r.survivors[0].admin.StartCampaign(ctx, forewarn.CampaignSpec{
 		Type: forewarn.Reboot, Scopes: []string{"web", "api", "db"}, ParallelScopes: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
+	r.ledger.campaign(camp.ID, asked)
 	r.work.spawn(func(ctx context.Context) { r.approve(ctx, failoverVM{"web-0", "127.0.0.11"}, 0) })
 	r.work.spawn(func(ctx context.Context) { r.approve(ctx, failoverVM{"api-0", "127.0.0.21"}, 2*time.Second) })
 	r.work.spawn(r.observe)
@@ -111,7 +113,7 @@ func TestFailover(t *testing.T) {
 	r.waitDone(camp.ID, "the new leader moving the campaign on", func(done int) bool { return done > atTakeover })
 	healthy := time.Now() // until now etcd had all its members
 	victim, election := c.killLeader(t)
-	time.Sleep(2 * time.Second) // user operations across etcd's new term
+	r.waitOperated("user operations in etcd's new term", 2)
 	r.ops.stopWait()
 
 	r.waitCampaign(camp.ID)
@@ -313,6 +315,7 @@ func (r *failoverRun) approve(ctx context.Context, vm failoverVM, delay time.Dur
 // with a 4xx.
 func (r *failoverRun) post(ctx context.Context, s *server, vm failoverVM, id string) bool {
 	start := time.Now()
+	r.ledger.approving(id, vm.name, start)
 	code, body, err := r.send(ctx, s, vm, http.MethodPost, `{"StartRequests":[{"EventId":"`+id+`"}]}`)
 	if err != nil && ctx.Err() != nil {
 		return false // stopped, not failed
@@ -339,18 +342,21 @@ func (r *failoverRun) post(ctx context.Context, s *server, vm failoverVM, id str
 func (r *failoverRun) operate(ctx context.Context) {
 	for i := 0; failoverSleep(ctx, failoverOperateEvery); i++ {
 		vm := failoverOps[i%len(failoverOps)]
+		sent := time.Now()
 		e, err := r.survivors[i%len(r.survivors)].admin.Operate(ctx, vm.name, forewarn.OpRestart)
 		switch {
-		case ctx.Err() != nil:
-			return
+		case err == nil:
+			r.ledger.operated(e.ID, sent)
 		case errors.Is(err, forewarn.ErrConflict): // its previous event is in flight
 			continue
-		case err != nil:
-			r.ledger.opFailed(time.Now(), fmt.Sprintf("restart %s at %s: %v", vm.name, time.Now().Format(time.StampMilli), err))
+		case ctx.Err() != nil: // stopped, not failed; it may have committed
+			r.ledger.opUnanswered(vm.name, sent)
+			return
+		default:
+			r.ledger.opFailed(vm.name, sent, time.Now(), fmt.Sprintf("restart %s at %s: %v", vm.name, time.Now().Format(time.StampMilli), err))
 			continue
 		}
-		r.ledger.operated(e.ID)
-		if vm == failoverOps[len(failoverOps)-1] {
+		if ctx.Err() != nil || vm == failoverOps[len(failoverOps)-1] {
 			continue
 		}
 		s := r.survivors[(i+1)%len(r.survivors)] // not always the one that made it
@@ -407,6 +413,14 @@ func (r *failoverRun) killLeader() time.Duration {
 		return slices.ContainsFunc(r.survivors, func(s *server) bool { return strings.Contains(s.log.String(), leadingLine) })
 	})
 	return time.Since(killed)
+}
+
+// waitOperated waits until n more user operations than now have been
+// acknowledged.
+func (r *failoverRun) waitOperated(what string, n int) {
+	r.t.Helper()
+	want := r.ledger.operations() + n
+	r.eventually(60*time.Second, what, func() bool { return r.ledger.operations() >= want })
 }
 
 // waitCampaign waits until the campaign is done, every update domain of
@@ -482,7 +496,9 @@ func (r *failoverRun) checkHistory(campaign string) {
 	if err != nil {
 		r.t.Fatal(err)
 	}
-	for _, p := range r.ledger.check(history, campaign, map[string]int{"web": 3, "api": 3, "db": 2}) {
+	// db's events are never approved: both start at their NotBefore.
+	uds := map[string]int{"web": 3, "api": 3, "db": 2}
+	for _, p := range r.ledger.check(history, campaign, uds, uds["db"]) {
 		r.t.Error(p)
 	}
 	for _, s := range append([]*server{r.leader}, r.survivors...) {
@@ -493,8 +509,11 @@ func (r *failoverRun) checkHistory(campaign string) {
 }
 
 // report logs what was measured, and checks that the survivors' GETs
-// never failed, nor took, longer than the takeover, and that no approval
-// nor user operation failed while etcd had all its members (healthy).
+// never failed (they answer from memory, whatever the store does; a GET
+// that hangs fails at send's bound), and that no approval nor user
+// operation failed while etcd had all its members (healthy). How long
+// the takeover took and the slowest GET are measurements, logged for
+// scripts/failover.sh and BENCHMARKS.md, not checked.
 func (r *failoverRun) report(takeover, election time.Duration, victim string, healthy time.Time) {
 	r.t.Helper()
 	end := time.Now()
@@ -506,8 +525,8 @@ func (r *failoverRun) report(takeover, election time.Duration, victim string, he
 		pw, _, pf := p.posts.result(end)
 		getWindow, getSlowest, postWindow = max(getWindow, gw), max(getSlowest, gs), max(postWindow, pw)
 		getFailures, postFailures = getFailures+len(gf), postFailures+len(pf)
-		if gw > takeover || gs > takeover {
-			r.t.Errorf("%s: GETs failed for %v, the slowest took %v: longer than the takeover (%v)", p.name, gw, gs, takeover)
+		if len(gf) > 0 {
+			r.t.Errorf("%s: %d GETs failed (for %v at the longest), the first: %s", p.name, len(gf), gw, gf[0].what)
 		}
 		for _, f := range slices.Concat(gf, pf)[:min(len(gf)+len(pf), 5)] {
 			r.t.Logf("%s: failed: %s", p.name, f.what)

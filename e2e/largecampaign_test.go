@@ -25,9 +25,11 @@ func TestLargeCampaignOnEtcd(t *testing.T) {
 	if err != nil {
 		t.Fatalf("start a campaign over %d scopes: %v\n%s", scopes, err, s.log.String())
 	}
-	if !strings.Contains(s.log.String(), "scheduling fewer scopes a transaction") {
-		t.Errorf("serve did not say it schedules fewer scopes a transaction:\n%s", s.log.String())
-	}
+	// serve says so before it answers, but its log reaches the test
+	// through a pipe: wait for the line.
+	eventually(t, 30*time.Second, "serve saying it schedules fewer scopes a transaction", func() bool {
+		return strings.Contains(s.log.String(), "scheduling fewer scopes a transaction")
+	})
 	eventually(t, 60*time.Second, "the campaign done", func() bool {
 		got, err := s.admin.Campaign(ctx, c.ID)
 		return err == nil && got.State == forewarn.CampaignDone
@@ -97,6 +99,6 @@ func startLargeFleetOnEtcd(t *testing.T, scopes int, extra ...string) *server {
 	}
 	store := fmt.Sprintf("etcd://%s/e2e-%d", startEtcd(t), rand.Int64())
 	s := startReplica(t, store, tokenFile, fleetFile, extra...)
-	eventually(t, 15*time.Second, "leading", func() bool { return strings.Contains(s.log.String(), leadingLine) })
+	eventually(t, 30*time.Second, "leading", func() bool { return strings.Contains(s.log.String(), leadingLine) })
 	return s
 }

@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -49,6 +50,9 @@ type server struct {
 	exited   chan error
 	log      *syncLog
 	admin    *admin.Client
+	// signalled is set before the test first signals the process (stop):
+	// an error of a request to it may be that signal's doing only then.
+	signalled atomic.Bool
 }
 
 // freeAddr returns a loopback address with a port nobody listens on, below
@@ -69,7 +73,7 @@ func freeAddr(t testing.TB) string {
 }
 
 // startServer starts forewarn serve on dataDir and waits until its admin
-// API answers. It is killed at the end of the test if still running.
+// API and metadata endpoint answer. It is killed at the end of the test if still running.
 func startServer(t testing.TB, dataDir string, extra ...string) *server {
 	t.Helper()
 	s := launch(t, append([]string{"--data-dir", dataDir}, extra...)...)
@@ -83,7 +87,8 @@ func startServer(t testing.TB, dataDir string, extra ...string) *server {
 }
 
 // launch starts forewarn serve with extra flags on free loopback addresses
-// and waits until its admin API answers; the caller sets s.admin. A server
+// and waits until its admin API and its metadata endpoint answer; the
+// caller sets s.admin. A server
 // that finds a port taken after all is started again on others. It is
 // killed at the end of the test if still running.
 func launch(t testing.TB, extra ...string) *server {
@@ -105,7 +110,7 @@ func tryLaunch(t testing.TB, extra []string) (*server, error) {
 }
 
 // launchOn starts forewarn serve with extra flags on the given addresses
-// and waits until its admin API answers.
+// and waits until both its listeners answer.
 func launchOn(t testing.TB, metaAddr, admAddr string, extra []string) (*server, error) {
 	s := &server{t: t, metaAddr: metaAddr, admAddr: admAddr,
 		exited: make(chan error, 1), log: &syncLog{}}
@@ -127,27 +132,48 @@ func launchOn(t testing.TB, metaAddr, admAddr string, extra []string) (*server, 
 	return s, s.waitReady()
 }
 
-// waitReady waits until the admin API answers, or the server exits.
+// waitReady waits until both listeners answer, or the server exits: the
+// admin API's /healthz, and the metadata endpoint, asked for a path it does
+// not serve (its 404 notes no request of any scope, which would enable it).
 func (s *server) waitReady() error {
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
-		resp, err := http.Get("http://" + s.admAddr + "/healthz")
-		if err == nil {
-			resp.Body.Close()
-			return nil
-		}
-		select {
-		case err := <-s.exited:
-			s.exited <- err // for the cleanup
-			return fmt.Errorf("forewarn exited at start: %v\n%s", err, s.log.String())
-		case <-time.After(20 * time.Millisecond):
+	deadline := time.Now().Add(30 * time.Second)
+	for _, url := range []string{"http://" + s.admAddr + "/healthz", "http://" + s.metaAddr + "/forewarn-e2e-ready"} {
+		for !answers(url) {
+			if time.Now().After(deadline) {
+				return fmt.Errorf("forewarn never answered on %s\n%s", url, s.log.String())
+			}
+			select {
+			case err := <-s.exited:
+				s.exited <- err // for the cleanup
+				return fmt.Errorf("forewarn exited at start: %v\n%s", err, s.log.String())
+			case <-time.After(20 * time.Millisecond):
+			}
 		}
 	}
-	return fmt.Errorf("forewarn never answered on %s\n%s", s.admAddr, s.log.String())
+	return nil
+}
+
+// answers reports whether a GET of url gets an HTTP answer, whatever its
+// status, within 5 s.
+func answers(url string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return false
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return false
+	}
+	resp.Body.Close()
+	return true
 }
 
 // stop sends sig and returns the process's exit error.
 func (s *server) stop(sig syscall.Signal) error {
 	s.t.Helper()
+	s.signalled.Store(true)
 	if err := s.cmd.Process.Signal(sig); err != nil {
 		s.t.Fatal(err)
 	}

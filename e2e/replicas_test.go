@@ -78,8 +78,15 @@ func TestReplicasShareEtcd(t *testing.T) {
 	store := fmt.Sprintf("etcd://%s/e2e-%d", startEtcd(t), rand.Int64())
 	a := startReplica(t, store, tokenFile, fleetFile, "--replica-id", "hv-a")
 	b := startReplica(t, store, tokenFile, fleetFile, "--replica-id", "hv-b")
-	if log := b.log.String(); !strings.Contains(log, `msg="fleet applied"`) || !strings.Contains(log, "created=0") {
-		t.Fatalf("B changed the fleet A applied:\n%s", log)
+	// B logs the fleet applied before it listens, but its log reaches the
+	// test through a pipe: wait for the line, then read it.
+	var applied string
+	eventually(t, 30*time.Second, "B's fleet applied", func() bool {
+		applied = logLine(b.log.String(), `msg="fleet applied"`)
+		return applied != ""
+	})
+	if !strings.Contains(applied, " created=0 ") {
+		t.Fatalf("B changed the fleet A applied: %s", applied)
 	}
 
 	e, err := a.admin.Operate(ctx, "web-0", forewarn.OpRestart)
@@ -87,18 +94,20 @@ func TestReplicasShareEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	url := "http://" + b.metaAddr + "/metadata/scheduledevents?api-version=2020-07-01"
-	eventually(t, 2*time.Second, "event on B's metadata endpoint", func() bool {
+	// Bounds of the waits are for a loaded machine; how soon a change shows
+	// on the other replica is measured in BENCHMARKS.md.
+	eventually(t, 30*time.Second, "event on B's metadata endpoint", func() bool {
 		code, body := call(t, from(t, "127.0.0.2"), "GET", url, "")
 		return code == 200 && strings.Contains(body, e.ID)
 	})
 	approveAs(t, b, "127.0.0.2", e.ID)
-	eventually(t, 2*time.Second, "approval on A's admin API", func() bool {
+	eventually(t, 30*time.Second, "approval on A's admin API", func() bool {
 		got, err := a.admin.Event(ctx, e.ID)
 		return err == nil && got.Status == forewarn.Started && got.ApprovedBy == "web-0"
 	})
 
 	var leader, other *server
-	eventually(t, 15*time.Second, "a leader", func() bool {
+	eventually(t, 30*time.Second, "a leader", func() bool {
 		switch {
 		case strings.Contains(a.log.String(), leadingLine):
 			leader, other = a, b
@@ -107,15 +116,17 @@ func TestReplicasShareEtcd(t *testing.T) {
 		}
 		return leader != nil
 	})
-	if strings.Contains(other.log.String(), leadingLine) {
-		t.Fatalf("both replicas lead:\nA:\n%s\nB:\n%s", a.log.String(), b.log.String())
-	}
 	leaderID := map[*server]string{a: "hv-a", b: "hv-b"}[leader]
-	eventually(t, 5*time.Second, "status naming both replicas and the leader", func() bool {
-		st := status(t, other, tokenFile)
-		return st.Leader == leaderID && len(st.Replicas) == 2 && st.Replicas[0].ID == "hv-a" && st.Replicas[1].ID == "hv-b" &&
-			st.Replicas[0].AdminAddr == a.admAddr && st.Replicas[1].MetadataAddr == b.metaAddr
-	})
+	// Both replicas name the same leader, and one replica only leads: the
+	// store says so, where a log line may not have reached the test yet.
+	for _, s := range []*server{other, leader} {
+		eventually(t, 30*time.Second, "status on "+s.admAddr+" naming both replicas and the leader", func() bool {
+			st := status(t, s, tokenFile)
+			return st.Leader == leaderID && len(st.Replicas) == 2 && st.Replicas[0].ID == "hv-a" && st.Replicas[1].ID == "hv-b" &&
+				st.Replicas[0].AdminAddr == a.admAddr && st.Replicas[1].MetadataAddr == b.metaAddr &&
+				st.Replicas[0].Leader == (leaderID == "hv-a") && st.Replicas[1].Leader == (leaderID == "hv-b")
+		})
+	}
 	killed := time.Now()
 	if err := leader.stop(syscall.SIGKILL); err == nil {
 		t.Fatal("kill -9 reported a clean exit")
@@ -125,19 +136,30 @@ func TestReplicasShareEtcd(t *testing.T) {
 		t.Fatal(err)
 	}
 	approveAs(t, other, "127.0.0.3", e2.ID)
-	started, err := other.admin.Event(ctx, e2.ID) // nobody leads to complete it yet
+	started, err := other.admin.Event(ctx, e2.ID) // the approval started it; a leader completes it
 	if err != nil || started.Status != forewarn.Started || started.EndsAt.IsZero() {
 		t.Fatalf("approved event: %+v, %v", started, err)
 	}
-	eventually(t, 20*time.Second, "takeover", func() bool { return strings.Contains(other.log.String(), leadingLine) })
+	// The dead leader's lease runs out in 10 s (etcd.LeaderTTL).
+	eventually(t, 60*time.Second, "takeover", func() bool { return strings.Contains(other.log.String(), leadingLine) })
 	t.Logf("takeover %v after kill -9", time.Since(killed).Round(10*time.Millisecond))
-	eventually(t, max(time.Until(started.EndsAt), 0)+10*time.Second, "completion by the new leader", func() bool {
+	eventually(t, max(time.Until(started.EndsAt), 0)+30*time.Second, "completion by the new leader", func() bool {
 		return completed(ctx, other.admin, e2.ID)
 	})
-	eventually(t, 15*time.Second, "status of the survivor alone, leading", func() bool {
+	eventually(t, 30*time.Second, "status of the survivor alone, leading", func() bool {
 		st := status(t, other, tokenFile)
 		return len(st.Replicas) == 1 && st.Replicas[0].Leader && st.Leader == st.Self && st.Self != leaderID
 	})
+}
+
+// logLine returns the first line of log that holds s, or "".
+func logLine(log, s string) string {
+	for line := range strings.Lines(log) {
+		if strings.Contains(line, s) {
+			return line
+		}
+	}
+	return ""
 }
 
 // status runs forewarn status -o json against s.
@@ -188,19 +210,27 @@ func TestEtcdOutOfReach(t *testing.T) {
 	}
 
 	stopEtcd()
-	start := time.Now()
+	// Listing the scopes reads etcd, and waits for it up to the store's
+	// bound; the metadata endpoint answers from memory, while that waits.
+	listed := make(chan error, 1)
+	go func() {
+		_, err := s.admin.Scopes(context.Background())
+		listed <- err
+	}()
 	if code, body := call(t, from(t, "127.0.0.2"), "GET", url, ""); code != 200 || !strings.Contains(body, `"Events":[]`) {
 		t.Errorf("GET during the outage: %d %s", code, body)
 	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("GET during the outage took %v", took)
+	select {
+	case err := <-listed:
+		t.Errorf("the GET during the outage answered only after a listing of the scopes, which waits for etcd, did (%v)", err)
+		listed <- err
+	default:
 	}
 	st := status(t, s, tokenFile)
 	if st.Warning == "" || len(st.Replicas) != 1 || st.Replicas[0].ID != "hv-a" {
 		t.Errorf("status during the outage: %+v", st)
 	}
-	_, err := s.admin.Scopes(t.Context())
-	if !errors.Is(err, forewarn.ErrUnavailable) {
+	if err := <-listed; !errors.Is(err, forewarn.ErrUnavailable) {
 		t.Errorf("listing scopes during the outage: %v, want ErrUnavailable (503)", err)
 	}
 }

@@ -8,16 +8,18 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/forewarn/forewarn"
 )
 
 // from returns an HTTP client whose connections come from the given
-// loopback address, as a VM with that address.
+// loopback address, as a VM with that address. A request that gets no
+// answer in a minute fails: a guard against a hang, not a wait.
 func from(t *testing.T, addr string) *http.Client {
 	t.Helper()
 	d := &net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(addr)}}
-	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}}
+	return &http.Client{Transport: &http.Transport{DialContext: d.DialContext}, Timeout: time.Minute}
 }
 
 func call(t *testing.T, c *http.Client, method, url, body string) (int, string) {
@@ -29,7 +31,10 @@ func call(t *testing.T, c *http.Client, method, url, body string) (int, string) 
 		t.Fatalf("%s %s: %v", method, url, err)
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("%s %s: read the answer: %v", method, url, err)
+	}
 	return resp.StatusCode, string(b)
 }
 
@@ -56,8 +61,8 @@ func TestScopesAreIsolated(t *testing.T) {
 	if code != 400 || !strings.Contains(body, e.ID) {
 		t.Fatalf("other scope's approval: %d %s", code, body)
 	}
-	if got, _ := s.admin.Event(ctx, e.ID); got.Status != forewarn.Scheduled {
-		t.Fatalf("a refused approval started the event: %+v", got)
+	if got, err := s.admin.Event(ctx, e.ID); err != nil || got.Status != forewarn.Scheduled {
+		t.Fatalf("a refused approval started the event: %+v, %v", got, err)
 	}
 	if code, body := call(t, from(t, "127.0.0.99"), "GET", url, ""); code != 403 || !strings.Contains(body, "127.0.0.99") {
 		t.Fatalf("unknown address: %d %s", code, body)
@@ -66,7 +71,7 @@ func TestScopesAreIsolated(t *testing.T) {
 	if code, body := call(t, http.DefaultClient, "POST", url, approval); code != 200 || body != "{}" {
 		t.Fatalf("own approval: %d %s", code, body)
 	}
-	if got, _ := s.admin.Event(ctx, e.ID); got.Status != forewarn.Started || got.ApprovedBy != host {
-		t.Fatalf("after approval: %+v", got)
+	if got, err := s.admin.Event(ctx, e.ID); err != nil || got.Status != forewarn.Started || got.ApprovedBy != host {
+		t.Fatalf("after approval: %+v, %v", got, err)
 	}
 }

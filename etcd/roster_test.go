@@ -94,14 +94,19 @@ func TestStatusOfReplicas(t *testing.T) {
 	clock := clockwork.NewFakeClock()
 	a := startNamedReplica(t, prefix, clock, "hv-a")
 	b := startNamedReplica(t, prefix, clock, "hv-b")
-	awaitReplicas(t, a.store, "hv-a", "hv-b")
 	_, leader := awaitReplicas(t, a.store, "hv-a", "hv-b")
 	deadline := time.Now().Add(5 * time.Second)
-	for leader == "" && time.Now().Before(deadline) {
+	for leader == "" {
+		if time.Now().After(deadline) {
+			t.Fatal("no replica leads after five seconds")
+		}
 		time.Sleep(10 * time.Millisecond)
 		_, leader = awaitReplicas(t, a.store, "hv-a", "hv-b")
 	}
-	for _, r := range []*replica{a, b} {
+	if leader != "hv-a" && leader != "hv-b" {
+		t.Fatalf("leader %q, want hv-a or hv-b", leader)
+	}
+	for self, r := range map[string]*replica{"hv-a": a, "hv-b": b} {
 		st, err := r.fab.Status(t.Context())
 		if err != nil {
 			t.Fatal(err)
@@ -109,8 +114,8 @@ func TestStatusOfReplicas(t *testing.T) {
 		if st.Leader != leader || len(st.Replicas) != 2 || st.Replicas[0].PID == 0 || st.Replicas[0].Started.IsZero() {
 			t.Errorf("status %+v; want both replicas, host details filled in, leader %q", st, leader)
 		}
-	}
-	if st, _ := b.fab.Status(t.Context()); st.Self != "hv-b" {
-		t.Errorf("B's status answered by %q", st.Self)
+		if st.Self != self {
+			t.Errorf("%s's status answered by %q", self, st.Self)
+		}
 	}
 }

@@ -10,27 +10,60 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// actuations tracks the actuator runs under way, one per event and VM.
+// actuations tracks the actuator runs under way, one per event and VM, each
+// with the cancel of its context.
 type actuations struct {
 	mu      sync.Mutex
-	running map[string]bool
+	running map[runKey]context.CancelFunc
 	wg      sync.WaitGroup
 }
 
-func (a *actuations) claim(key string) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.running[key] {
-		return false
-	}
-	a.running[key] = true
-	return true
+// RunsUnderWay returns how many runs of the actuator are under way (not
+// counting Simulate's, which need none): for tests that wait until the
+// fabric is quiet, and for the curious.
+func (f *Fabric) RunsUnderWay() int {
+	f.acts.mu.Lock()
+	defer f.acts.mu.Unlock()
+	return len(f.acts.running)
 }
 
-func (a *actuations) release(key string) {
+// runKey names a run: an event's ID and one of its VMs, lower-cased.
+type runKey struct{ event, vm string }
+
+func keyOf(event, vm string) runKey { return runKey{event, strings.ToLower(vm)} }
+
+// claim returns the context of a new run, or false if it is under way.
+func (a *actuations) claim(ctx context.Context, key runKey) (context.Context, bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	delete(a.running, key)
+	if a.running[key] != nil {
+		return nil, false
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	a.running[key] = cancel
+	return ctx, true
+}
+
+func (a *actuations) release(key runKey) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if cancel := a.running[key]; cancel != nil {
+		cancel()
+		delete(a.running, key)
+	}
+}
+
+// retain stops the runs whose event has ended or no longer names their VM
+// (deleted, or the event resolved), whichever replica made that change:
+// a command does not go on against a VM or an event that is gone.
+func (a *actuations) retain(live map[runKey]bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for key, cancel := range a.running {
+		if !live[key] {
+			cancel()
+		}
+	}
 }
 
 // actuate runs the actuator on every VM of a started event that it has
@@ -39,13 +72,14 @@ func (a *actuations) release(key string) {
 // actuator the server has now.
 func (f *Fabric) actuate(ctx context.Context, e *forewarn.Event) {
 	for _, name := range unactuated(e) {
-		key := e.ID + "/" + strings.ToLower(name)
-		if !f.acts.claim(key) {
+		key := keyOf(e.ID, name)
+		runCtx, ok := f.acts.claim(ctx, key)
+		if !ok {
 			continue
 		}
 		f.noteTakeover(e, name)
 		f.acts.wg.Go(func() {
-			settled := f.actuateVM(ctx, e.ID, name)
+			settled := f.actuateVM(runCtx, e.ID, name)
 			f.acts.release(key)
 			// The scheduler runs again what is not settled, after a while (the
 			// store may be out of reach), and what was asked for while this
@@ -61,7 +95,8 @@ func (f *Fabric) actuate(ctx context.Context, e *forewarn.Event) {
 
 // actuateVM runs the actuator on one VM and records the outcome. It reports
 // whether the run is settled: its outcome recorded, or nothing left to
-// run (the event or the VM is gone).
+// run (the event or the VM is gone). ctx ends when the server stops, or
+// when the event no longer needs the run (retain).
 func (f *Fabric) actuateVM(ctx context.Context, id, name string) bool {
 	var e *forewarn.Event
 	var vm *forewarn.VM
@@ -83,13 +118,11 @@ func (f *Fabric) actuateVM(ctx context.Context, id, name string) bool {
 	}
 	runErr := f.cfg.Actuator.Actuate(ctx, e, vm)
 	if ctx.Err() != nil {
-		return false // stopping: the run is done again after the restart
+		// Stopping: the run is done again after the restart, if its event
+		// still needs it.
+		return false
 	}
-	if runErr != nil {
-		f.log.Error("actuation failed for good; the event stays Started until an admin resolves it",
-			"event", id, "type", e.Type, "vm", name, "err", runErr)
-		f.metrics.actuationFailures.WithLabelValues(string(e.Type)).Inc()
-	}
+	failed := false
 	err = f.update(ctx, func(t *txn) error {
 		e, err := t.Event(id)
 		if errors.Is(err, forewarn.ErrNotFound) {
@@ -97,7 +130,8 @@ func (f *Fabric) actuateVM(ctx context.Context, id, name string) bool {
 		} else if err != nil {
 			return err
 		}
-		return f.actuated(t, e, name, runErr)
+		failed, err = f.actuated(t, e, name, runErr)
+		return err
 	})
 	if err != nil {
 		if ctx.Err() == nil {
@@ -105,23 +139,28 @@ func (f *Fabric) actuateVM(ctx context.Context, id, name string) bool {
 		}
 		return false
 	}
+	if failed {
+		f.log.Error("actuation failed for good; the event stays Started until an admin resolves it",
+			"event", id, "type", e.Type, "vm", name, "err", runErr)
+		f.metrics.actuationFailures.WithLabelValues(string(e.Type)).Inc()
+	}
 	return true
 }
 
 // actuated records the outcome of a run on a VM the event still names, and
 // completes the event once the actuator has carried it out on every VM
-// (finish).
-func (f *Fabric) actuated(t *txn, e *forewarn.Event, vm string, runErr error) error {
+// (finish). It reports whether it recorded a failure.
+func (f *Fabric) actuated(t *txn, e *forewarn.Event, vm string, runErr error) (failed bool, err error) {
 	switch {
 	case e.Status != forewarn.Started || !e.Hits(vm) ||
 		containsName(e.Actuated, vm) || containsName(e.Failed, vm):
-		return nil // deleted or resolved meanwhile
+		return false, nil // deleted or resolved meanwhile
 	case runErr != nil:
 		e.Failed = append(e.Failed, vm)
 	default:
 		e.Actuated = append(e.Actuated, vm)
 	}
-	return f.finish(t, e)
+	return runErr != nil, f.finish(t, e)
 }
 
 // actuateTimed records the runs of a timed actuator (Simulate) done on every

@@ -31,6 +31,11 @@ func (f *Fabric) advance(t *txn, c *forewarn.Campaign) error {
 				return err
 			}
 		}
+		// A paused campaign with nothing left to walk (its scopes deleted
+		// meanwhile) is done.
+		if c.State == forewarn.CampaignPaused && allFinished(c) {
+			c.State, c.EndedAt = forewarn.CampaignDone, t.now
+		}
 	}
 	if reflect.DeepEqual(before, progressOf(c)) {
 		return nil
@@ -102,11 +107,16 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign) error {
 			scheduled++
 		}
 	}
-	if !slices.ContainsFunc(c.Scopes, func(p forewarn.ScopeProgress) bool { return !p.Finished() }) {
+	if allFinished(c) {
 		c.State = forewarn.CampaignDone
 		c.EndedAt = t.now
 	}
 	return nil
+}
+
+// allFinished reports whether a campaign has walked every scope to its end.
+func allFinished(c *forewarn.Campaign) bool {
+	return !slices.ContainsFunc(c.Scopes, func(p forewarn.ScopeProgress) bool { return !p.Finished() })
 }
 
 // underWay reports whether a campaign has begun a scope and not finished it.

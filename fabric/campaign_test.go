@@ -22,6 +22,37 @@ func fleet3x5(h *harness) []string {
 	return scopes
 }
 
+// events returns the events in flight that q selects; an error fails the
+// test, so that an empty answer is a real one.
+func (h *harness) events(q forewarn.EventQuery) []*forewarn.Event {
+	h.tb.Helper()
+	events, _, err := h.f.Events(h.ctx, q)
+	if err != nil {
+		h.tb.Fatalf("events %+v: %v", q, err)
+	}
+	return events
+}
+
+// campaign returns a campaign as stored.
+func (h *harness) campaign(id string) *forewarn.Campaign {
+	h.tb.Helper()
+	c, err := h.f.Campaign(h.ctx, id)
+	if err != nil {
+		h.tb.Fatalf("campaign %s: %v", id, err)
+	}
+	return c
+}
+
+// approve approves an event as the admin and returns it.
+func (h *harness) approve(id string) *forewarn.Event {
+	h.tb.Helper()
+	e, err := h.f.Approve(h.ctx, id)
+	if err != nil {
+		h.tb.Fatalf("approve %s: %v", id, err)
+	}
+	return e
+}
+
 // rollout follows a campaign to its end, stepping the clock from deadline to
 // deadline, and checks the invariants of a rollout at every step. onEvent
 // is called once for every new event of the campaign.
@@ -67,7 +98,10 @@ func (r *rollout) check() bool {
 		ud := -1
 		for _, name := range e.Resources {
 			r.hits[name]++
-			vm, _ := r.h.f.VM(r.h.ctx, name)
+			vm, err := r.h.f.VM(r.h.ctx, name)
+			if err != nil {
+				r.h.tb.Fatalf("vm %s of event %s: %v", name, e.ID, err)
+			}
 			if ud >= 0 && vm.UpdateDomain != ud {
 				r.h.tb.Fatalf("event %s spans update domains", e.ID)
 			}
@@ -110,7 +144,7 @@ func (r *rollout) run(until func() bool) {
 			continue // onEvent may have changed the deadlines
 		}
 		if next.IsZero() {
-			if c, _ := r.h.f.Campaign(r.h.ctx, r.id); c.State == forewarn.CampaignRunning {
+			if c := r.h.campaign(r.id); c.State == forewarn.CampaignRunning {
 				r.h.tb.Fatalf("running campaign with nothing pending: %+v", c)
 			}
 			return
@@ -153,7 +187,7 @@ func TestCampaignWalksUpdateDomains(t *testing.T) {
 			r := newRollout(h, c)
 			r.run(nil)
 			r.checkComplete(scopes)
-			if c, _ = h.f.Campaign(h.ctx, c.ID); c.State != forewarn.CampaignDone || !c.EstimatedEnd.IsZero() {
+			if c = h.campaign(c.ID); c.State != forewarn.CampaignDone || !c.EstimatedEnd.IsZero() {
 				t.Fatalf("campaign at the end: %+v", c)
 			}
 			// 15 update domains of 15 min notice + 5 s, in 3/parallel lanes.
@@ -179,7 +213,7 @@ func TestCampaignApprovalsShortenIt(t *testing.T) {
 	}
 	r.run(nil)
 	r.checkComplete(scopes)
-	c, _ = h.f.Campaign(h.ctx, c.ID)
+	c = h.campaign(c.ID)
 	if took := c.EndedAt.Sub(c.CreatedAt); took != 5*5*time.Second {
 		t.Fatalf("approved campaign took %v, want 25s of impact only", took)
 	}
@@ -205,11 +239,11 @@ func TestCampaignPauseResumeCancel(t *testing.T) {
 	// The event in flight goes on; no new one comes.
 	h.tick(16 * time.Minute)
 	h.tick(time.Hour)
-	if events, _, _ := h.f.Events(h.ctx, forewarn.EventQuery{}); len(events) != 0 {
+	if events := h.events(forewarn.EventQuery{}); len(events) != 0 {
 		t.Fatalf("a paused campaign created %+v", events)
 	}
 	// Its progress still counts the event that ended while paused.
-	if p, _ := h.f.Campaign(h.ctx, c.ID); p.Scopes[0].Done != 2 || p.Scopes[0].Event != "" {
+	if p := h.campaign(c.ID); p.Scopes[0].Done != 2 || p.Scopes[0].Event != "" {
 		t.Fatalf("paused campaign's progress: %+v", p.Scopes[0])
 	}
 	if got := steer(forewarn.ResumeCampaign); got.Scopes[0].Done != 2 || got.Scopes[0].Event == "" {
@@ -220,11 +254,11 @@ func TestCampaignPauseResumeCancel(t *testing.T) {
 	if got.State != forewarn.CampaignCancelled {
 		t.Fatalf("cancelled: %+v", got)
 	}
-	if events, _, _ := h.f.Events(h.ctx, forewarn.EventQuery{}); len(events) != 0 {
+	if events := h.events(forewarn.EventQuery{}); len(events) != 0 {
 		t.Fatalf("cancel left %+v", events)
 	}
 	h.tick(time.Hour)
-	if events, _, _ := h.f.Events(h.ctx, forewarn.EventQuery{}); len(events) != 0 {
+	if events := h.events(forewarn.EventQuery{}); len(events) != 0 {
 		t.Fatalf("a cancelled campaign created %+v", events)
 	}
 	if _, err := h.f.SteerCampaign(h.ctx, c.ID, forewarn.ResumeCampaign); err == nil {
@@ -285,7 +319,7 @@ func TestCampaignCancelInBatches(t *testing.T) {
 	if err != nil || got.State != forewarn.CampaignCancelled {
 		t.Fatalf("cancel = %+v, %v; want cancelled", got, err)
 	}
-	left, _, _ := h.f.Events(h.ctx, forewarn.EventQuery{})
+	left := h.events(forewarn.EventQuery{})
 	if len(left) != 1 || left[0].ID != started.ID {
 		t.Errorf("cancel left %d events in flight, want only the started %s", len(left), started.ID)
 	}
@@ -351,7 +385,11 @@ func TestCampaignSpecErrors(t *testing.T) {
 			t.Errorf("accepted %+v", spec)
 		}
 	}
-	if all, _ := h.f.Campaigns(h.ctx); len(all) != 0 {
+	all, err := h.f.Campaigns(h.ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(all) != 0 {
 		t.Fatalf("a refused campaign was stored: %+v", all)
 	}
 }

@@ -76,11 +76,14 @@ func TestCancel(t *testing.T) {
 	if h.event(e.ID) != nil || h.incarnation("a") != inc+1 {
 		t.Fatal("cancelled event still there, or no new incarnation")
 	}
-	hist, _ := h.f.History(h.ctx, 1)
+	hist, err := h.f.History(h.ctx, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if len(hist) != 1 || hist[0].Outcome != forewarn.Cancelled {
 		t.Fatalf("history: %+v", hist)
 	}
-	started, _ := h.f.Approve(h.ctx, h.operate("b", forewarn.OpRestart).ID)
+	started := h.approve(h.operate("b", forewarn.OpRestart).ID)
 	if _, err := h.f.Cancel(h.ctx, started.ID); !errors.Is(err, forewarn.ErrConflict) {
 		t.Fatalf("cancel started: %v", err)
 	}
@@ -92,12 +95,15 @@ func TestRestartMidLife(t *testing.T) {
 	h.vm(forewarn.VMSpec{Name: "web-0", Scope: "web"})
 	h.vm(forewarn.VMSpec{Name: "web-1", Scope: "web"})
 	scheduled := h.operate("web-0", forewarn.OpRestart)
-	started, _ := h.f.Approve(h.ctx, h.operate("web-1", forewarn.OpRedeploy).ID)
+	started := h.approve(h.operate("web-1", forewarn.OpRedeploy).ID)
 	inc := h.incarnation("web")
-	before, _, _ := h.f.Events(h.ctx, forewarn.EventQuery{Scope: "web"})
+	before := h.events(forewarn.EventQuery{Scope: "web"})
+	if len(before) != 2 {
+		t.Fatalf("events before the restart: %+v, want the scheduled and the started one", before)
+	}
 
 	h.reopen()
-	after, _, _ := h.f.Events(h.ctx, forewarn.EventQuery{Scope: "web"})
+	after := h.events(forewarn.EventQuery{Scope: "web"})
 	if !reflect.DeepEqual(before, after) || h.incarnation("web") != inc {
 		t.Fatalf("after restart: %v (incarnation %d); before %v (%d)", after, h.incarnation("web"), before, inc)
 	}

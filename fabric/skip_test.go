@@ -26,7 +26,7 @@ func TestCampaignSkipsWhatIsGone(t *testing.T) {
 	h.tick(0)
 	c = h.campaign(c.ID)
 	if p := c.Scopes[0]; p.Done != 1 || p.Event == "" || len(p.Skipped) != 1 ||
-		p.Skipped[0] != (forewarn.SkippedDomain{UpdateDomain: 0, Reason: "its VMs were deleted before it started"}) {
+		p.Skipped[0] != (forewarn.SkippedDomain{UpdateDomain: 0, Reason: "its VMs were deleted before its event started"}) {
 		t.Fatalf("after web-0 was deleted: %+v", p)
 	}
 	if err := h.f.DeleteVM(h.ctx, "web-1"); err != nil {
@@ -46,20 +46,11 @@ func TestCampaignSkipsWhatIsGone(t *testing.T) {
 		}
 		return out
 	}
-	want := []string{"its VMs were deleted before it started", "its VMs were deleted before it started", "the scope was deleted"}
+	want := []string{"its VMs were deleted before its event started", "its VMs were deleted before its event started", "the scope was deleted"}
 	if p := c.Scopes[0]; c.State != forewarn.CampaignDone || p.Maintained() != 0 || !slices.Equal(reasons(p), want) {
 		t.Errorf("campaign after its scope was deleted: %s %+v", c.State, p)
 	}
 	if events, _, err := h.f.Events(h.ctx, forewarn.EventQuery{Scope: "web"}); err != nil || len(events) != 0 {
 		t.Errorf("the old campaign walks the new web: %+v, %v", events, err)
 	}
-}
-
-func (h *harness) campaign(id string) *forewarn.Campaign {
-	h.tb.Helper()
-	c, err := h.f.Campaign(h.ctx, id)
-	if err != nil {
-		h.tb.Fatalf("campaign %s: %v", id, err)
-	}
-	return c
 }

@@ -27,6 +27,7 @@ func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 	if len(p.due) > 0 || advanced {
 		p = f.pending()
 	}
+	f.acts.retain(p.live)
 	for _, e := range p.actuate {
 		f.actuate(ctx, e)
 	}
@@ -93,6 +94,7 @@ type work struct {
 	next    time.Time         // the next deadline, zero if none
 	due     []string          // events whose deadline has passed
 	actuate []*forewarn.Event // started events the actuator carries out
+	live    map[runKey]bool   // the runs started events may need
 }
 
 // pending returns the work of the events in flight, from the snapshots
@@ -102,11 +104,16 @@ type work struct {
 // deadline first.
 func (f *Fabric) pending() work {
 	now := f.clock.Now()
-	var w work
+	w := work{live: map[runKey]bool{}}
 	var due []*forewarn.Event
 	f.mu.Lock()
 	for _, s := range f.inFlight {
 		for _, e := range s.events {
+			if e.Status == forewarn.Started {
+				for _, name := range e.Resources {
+					w.live[keyOf(e.ID, name)] = true
+				}
+			}
 			d, ok := f.deadline(e)
 			switch {
 			case !ok:

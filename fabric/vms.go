@@ -293,6 +293,7 @@ func (f *Fabric) dropResource(t *txn, e *forewarn.Event, vm string) error {
 	if !e.Hits(vm) {
 		return nil
 	}
+	e.Deleted = append(e.Deleted, vm)
 	if len(e.Resources) == 1 {
 		// Its last VM is gone: the history keeps the VM it was for.
 		if e.Status == forewarn.Started {
@@ -301,7 +302,7 @@ func (f *Fabric) dropResource(t *txn, e *forewarn.Event, vm string) error {
 		if err := f.end(t, e, forewarn.Cancelled); err != nil {
 			return err
 		}
-		return skipDomain(t, e, "its VMs were deleted before it started")
+		return skipDomain(t, e, "its VMs were deleted before its event started")
 	}
 	e.Resources = withoutName(e.Resources, vm)
 	e.Actuated = withoutName(e.Actuated, vm)

@@ -3,10 +3,11 @@ package fleetfile
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/forewarn/forewarn/internal/yamlmsg"
 )
 
 // parser walks the nodes of one fleet file and collects its problems.
@@ -58,7 +59,7 @@ func (p *parser) fields(n *yaml.Node, path string, known ...string) (map[string]
 	keys := map[string]*yaml.Node{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		kp := join(path, shorten(k.Value))
+		kp := join(path, yamlmsg.Shorten(k.Value))
 		switch {
 		case k.Kind != yaml.ScalarNode:
 			p.addf(k, path, "want a field name, got %s", describe(k))
@@ -147,27 +148,8 @@ func describe(n *yaml.Node) string {
 	case isNull(n):
 		return "nothing"
 	default:
-		return quote(n.Value)
+		return yamlmsg.Quote(n.Value)
 	}
-}
-
-// maxQuote is how much of a value a message quotes.
-const maxQuote = 40
-
-// quote quotes a value from the file for a message, cut short if long.
-func quote(s string) string {
-	if len(s) > maxQuote {
-		return strconv.Quote(s[:maxQuote]) + "..."
-	}
-	return strconv.Quote(s)
-}
-
-// shorten cuts a long key short for a field path.
-func shorten(s string) string {
-	if len(s) > maxQuote {
-		return s[:maxQuote] + "..."
-	}
-	return s
 }
 
 // hint suggests the known field that key misspells in case only.

@@ -7,13 +7,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 
 	"github.com/forewarn/forewarn"
 	"gopkg.in/yaml.v3"
+
+	"github.com/forewarn/forewarn/internal/yamlmsg"
 )
 
 // MaxSize is the largest fleet file Load reads.
@@ -105,31 +104,8 @@ func document(name string, data []byte) (*yaml.Node, *Problem) {
 	return doc.Content[0], nil
 }
 
-// yamlLine finds the line in the message of a YAML syntax error.
-var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
 // syntaxProblem turns a YAML syntax error into a problem with its line.
-// yaml.v3 counts the lines of its parser's errors, unlike its scanner's,
-// from 0, and names the line where the enclosing block starts if it can:
-// that is the line given then, from 1.
 func syntaxProblem(name string, err error) *Problem {
-	msg := err.Error()
-	m := yamlLine.FindStringSubmatch(msg)
-	if m == nil {
-		return &Problem{File: name, Message: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}
-	}
-	line, _ := strconv.Atoi(m[1])
-	if parserError(m[2]) {
-		line++
-	}
-	return &Problem{File: name, Line: line, Message: "invalid YAML: " + m[2]}
-}
-
-// parserError reports whether a message of yaml.v3 comes from its parser
-// rather than its scanner.
-func parserError(msg string) bool {
-	return strings.HasPrefix(msg, "did not find expected ") ||
-		strings.HasPrefix(msg, "found duplicate %") ||
-		msg == "found incompatible YAML document" ||
-		msg == "found undefined tag handle"
+	line, msg := yamlmsg.Syntax(err)
+	return &Problem{File: name, Line: line, Message: msg}
 }

@@ -5,6 +5,8 @@ import (
 
 	"github.com/forewarn/forewarn"
 	"gopkg.in/yaml.v3"
+
+	"github.com/forewarn/forewarn/internal/yamlmsg"
 )
 
 // The fields of each part of a fleet file.
@@ -94,7 +96,7 @@ func (p *parser) declName(fs map[string]*yaml.Node, it item, what string, seen m
 		return ""
 	}
 	if !forewarn.ValidName(name) {
-		p.addf(n, path, "%s is not a valid name: want 1 to 64 letters, digits, '-', '_' or '.'", quote(name))
+		p.addf(n, path, "%s is not a valid name: want 1 to 64 letters, digits, '-', '_' or '.'", yamlmsg.Quote(name))
 		return name
 	}
 	key := strings.ToLower(name)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/forewarn/forewarn"
 	"gopkg.in/yaml.v3"
+
+	"github.com/forewarn/forewarn/internal/yamlmsg"
 )
 
 // kind reads a kind of scope; absent means an availability set, and ""
@@ -27,7 +29,7 @@ func (p *parser) kind(n *yaml.Node, path string) forewarn.ScopeKind {
 	if strings.EqualFold(s, string(forewarn.Standalone)) {
 		p.addf(n, path, "standalone VMs go in the top-level vms list, not in scopes")
 	} else {
-		p.addf(n, path, "%s is not a kind of scope: want availability-set, scale-set or cloud-service", quote(s))
+		p.addf(n, path, "%s is not a kind of scope: want availability-set, scale-set or cloud-service", yamlmsg.Quote(s))
 	}
 	return ""
 }
@@ -68,7 +70,7 @@ func (p *parser) terminateNotice(n *yaml.Node, path string, kind forewarn.ScopeK
 	}
 	d, err := forewarn.ParseDuration(s)
 	if err != nil {
-		p.addf(n, path, "%s is not a duration: want one such as 10m", quote(s))
+		p.addf(n, path, "%s is not a duration: want one such as 10m", yamlmsg.Quote(s))
 		return 0
 	}
 	if d < forewarn.MinTerminateNotice || d > forewarn.MaxTerminateNotice {
@@ -120,7 +122,7 @@ func (p *parser) addresses(n *yaml.Node, path, vm string) []string {
 		}
 		a, err := netip.ParseAddr(strings.TrimSpace(s))
 		if err != nil {
-			p.addf(it.node, it.path, "%s is not an IP address", quote(s))
+			p.addf(it.node, it.path, "%s is not an IP address", yamlmsg.Quote(s))
 			continue
 		}
 		if a.IsUnspecified() || a.IsMulticast() {
@@ -152,6 +154,6 @@ func (p *parser) priority(n *yaml.Node, path string) forewarn.Priority {
 			return pr
 		}
 	}
-	p.addf(n, path, "%s is not a priority: want Regular or Spot", quote(s))
+	p.addf(n, path, "%s is not a priority: want Regular or Spot", yamlmsg.Quote(s))
 	return ""
 }

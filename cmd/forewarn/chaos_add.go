@@ -22,15 +22,19 @@ type chaosAddOptions struct {
 	delay    durationValue
 	fraction float64
 	duration durationValue
+	// given are the flags given on the command line: a zero value given
+	// is wrong, not missing.
+	given func(name string) bool
 }
 
 func newChaosAddCommand(a *adminOptions) *cobra.Command {
-	o := &chaosAddOptions{admin: a}
+	o := &chaosAddOptions{admin: a, given: func(string) bool { return false }}
 	cmd := &cobra.Command{
 		Use:   "add (--scope S | --vm V | --all) (--status 410|429|500 | --delay D) [--fraction F] --for D",
 		Short: "Make the metadata endpoint answer an error, or answer late, for a fraction of a scope's or a VM's requests, for a while",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.given = cmd.Flags().Changed
 			spec, err := o.spec()
 			if err != nil {
 				return err
@@ -67,6 +71,10 @@ func (o *chaosAddOptions) spec() (forewarn.ChaosSpec, error) {
 	switch {
 	case targets != 1:
 		return forewarn.ChaosSpec{}, errors.New("give exactly one of --scope, --vm or --all")
+	case o.given("delay") && o.delay <= 0:
+		return forewarn.ChaosSpec{}, fmt.Errorf("--delay must be more than 0, not %s", forewarn.FormatDuration(time.Duration(o.delay)))
+	case o.given("for") && o.duration <= 0:
+		return forewarn.ChaosSpec{}, fmt.Errorf("--for must be more than 0, not %s", forewarn.FormatDuration(time.Duration(o.duration)))
 	case (o.status != 0) == (o.delay != 0):
 		return forewarn.ChaosSpec{}, errors.New("give exactly one of --status or --delay")
 	case o.status != 0 && !slices.Contains(forewarn.ChaosStatuses, o.status):

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"strings"
 	"time"
 
 	"github.com/forewarn/forewarn/client"
@@ -49,6 +52,20 @@ func (o *eventsOptions) client(retries io.Writer) *client.Client {
 		opts = append(opts, client.WithLogger(log))
 	}
 	return client.New(opts...)
+}
+
+// defaultMetadataAddr is serve's --metadata-addr by default.
+const defaultMetadataAddr = "127.0.0.1:8169"
+
+// explainEndpoint says what an answer of forewarn's admin API means to a
+// metadata client: --endpoint names the wrong listener.
+func explainEndpoint(err error) error {
+	var api *client.APIError
+	if errors.As(err, &api) && api.StatusCode == http.StatusNotFound && strings.HasPrefix(api.Message, "no such path") {
+		return fmt.Errorf("%w (forewarn's admin API? the metadata endpoint is serve's --metadata-addr, %s by default; set --endpoint or $%s)",
+			err, defaultMetadataAddr, client.EndpointEnv)
+	}
+	return err
 }
 
 // documentColumn is a column of the table of a document's events, and the

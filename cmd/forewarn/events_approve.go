@@ -39,7 +39,7 @@ func (o *eventsApproveOptions) runE(cmd *cobra.Command, ids []string) error {
 	if o.all {
 		doc, err := c.Get(cmd.Context())
 		if err != nil {
-			return err
+			return explainEndpoint(err)
 		}
 		if ids = scheduledIDs(doc); len(ids) == 0 {
 			_, err := fmt.Fprintln(w, "no Scheduled events to approve")
@@ -47,7 +47,7 @@ func (o *eventsApproveOptions) runE(cmd *cobra.Command, ids []string) error {
 		}
 	}
 	if err := c.Approve(cmd.Context(), ids...); err != nil {
-		return err
+		return explainEndpoint(err)
 	}
 	for _, id := range ids {
 		if _, err := fmt.Fprintf(w, "approved %s\n", id); err != nil {

@@ -26,7 +26,7 @@ func newEventsListCommand(e *eventsOptions) *cobra.Command {
 func (o *eventsListOptions) runE(cmd *cobra.Command, _ []string) error {
 	doc, err := o.events.client(nil).Get(cmd.Context())
 	if err != nil {
-		return err
+		return explainEndpoint(err)
 	}
 	return printDocument(cmd.OutOrStdout(), o.output, doc, o.events.apiVersion)
 }

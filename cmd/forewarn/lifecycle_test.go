@@ -4,8 +4,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/client"
@@ -122,7 +125,8 @@ func TestDeletedVMLeavesEvent(t *testing.T) {
 	mustRun(t, "vm", "delete", "b")
 	awaitOutcome(t, id, forewarn.Completed)
 	h := historyEvent(t, id)
-	if !slices.Equal(h.Resources, []string{"a"}) || len(h.Failed) != 0 || !slices.Equal(h.Actuated, []string{"a"}) {
+	if !slices.Equal(h.Resources, []string{"a"}) || len(h.Failed) != 0 || !slices.Equal(h.Actuated, []string{"a"}) ||
+		!slices.Equal(h.Deleted, []string{"b"}) {
 		t.Errorf("history of the event = %+v", h)
 	}
 }
@@ -228,4 +232,59 @@ func inFlight(t *testing.T, id string) *forewarn.Event {
 		}
 	}
 	return nil
+}
+
+// TestRunsStopWithTheirEvent runs a command that never ends for two VMs:
+// deleting one VM stops its run, and completing the event with --force
+// stops the other's.
+func TestRunsStopWithTheirEvent(t *testing.T) {
+	dir := t.TempDir()
+	srv := startServer(t, "--actuator", "exec",
+		"--exec-command", `echo $$ > '`+dir+`'/"$FOREWARN_VM"; exec sleep 600`)
+	srv.setEnv(t)
+	mustRun(t, "scope", "create", "s", "--update-domains", "1")
+	mustRun(t, "vm", "create", "a", "--scope", "s", "--address", "127.0.43.1")
+	mustRun(t, "vm", "create", "b", "--scope", "s", "--address", "127.0.43.2")
+	out := mustRun(t, "maintenance", "start", "--type", "Freeze", "--scope", "s")
+	id := mustJSON[forewarn.Campaign](t, "maintenance", "campaign", "show", summaryField(t, out, "ID:"), "-o", "json").Scopes[0].Event
+	mustRun(t, "maintenance", "approve", id)
+	pid := func(vm string) int {
+		var n int
+		eventually(t, "the command runs for "+vm, func() bool {
+			b, _ := os.ReadFile(filepath.Join(dir, vm))
+			n, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+			return n > 0
+		})
+		return n
+	}
+	gone := func(what string, pid int) {
+		eventually(t, what, func() bool { return syscall.Kill(pid, 0) == syscall.ESRCH })
+	}
+	a, b := pid("a"), pid("b")
+	mustRun(t, "vm", "delete", "b")
+	gone("b's run stops once b is deleted", b)
+	if syscall.Kill(a, 0) != nil {
+		t.Fatalf("a's run stopped with b's")
+	}
+	mustRun(t, "maintenance", "resolve", id, "--complete", "--force")
+	gone("a's run stops once the event is completed", a)
+}
+
+// TestChaosZeroValues: a zero --for or --delay given is wrong, and says so.
+func TestChaosZeroValues(t *testing.T) {
+	srv := startServer(t)
+	srv.setEnv(t)
+	mustFail(t, []string{"chaos", "add", "--all", "--status", "500", "--for", "0s"}, "--for must be more than 0")
+	mustFail(t, []string{"chaos", "add", "--all", "--delay", "0s", "--for", "1m"}, "--delay must be more than 0")
+	mustFail(t, []string{"chaos", "add", "--all", "--status", "500"}, "missing --for")
+	if r := mustJSON[forewarn.ChaosRule](t, "chaos", "add", "--all", "--status", "500", "--for", "1.5d", "-o", "json"); r.For != forewarn.Duration(36*time.Hour) {
+		t.Errorf("--for 1.5d gave %s", r.For)
+	}
+}
+
+// TestEventsAtAdminAPI: the in-VM commands pointed at the admin API say so.
+func TestEventsAtAdminAPI(t *testing.T) {
+	srv := startServer(t)
+	mustFail(t, []string{"events", "--endpoint", srv.adminURL}, "admin API?", "--metadata-addr", "--endpoint")
+	mustFail(t, []string{"events", "approve", "x", "--endpoint", srv.adminURL}, "admin API?")
 }

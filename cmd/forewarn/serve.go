@@ -91,7 +91,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.store.ca, "etcd-ca", "", "with an etcd store: connect with TLS, trusting the CA certificates in this PEM file")
 	f.StringVar(&o.store.cert, "etcd-cert", "", "with an etcd store: connect with TLS, with this client certificate (PEM; needs --etcd-key)")
 	f.StringVar(&o.store.key, "etcd-key", "", "with an etcd store: the private key of --etcd-cert (PEM)")
-	f.StringVar(&o.metadataAddr, "metadata-addr", "127.0.0.1:8169", "address of the metadata endpoint (production: 169.254.169.254:80)")
+	f.StringVar(&o.metadataAddr, "metadata-addr", defaultMetadataAddr, "address of the metadata endpoint (production: 169.254.169.254:80)")
 	f.StringVar(&o.adminAddr, "admin-addr", "127.0.0.1:8170", "address of the admin API (loopback, unless with TLS or --admin-insecure)")
 	f.StringVar(&o.adminTLSCert, "admin-tls-cert", "", "serve the admin API over TLS with this certificate (PEM; needs --admin-tls-key)")
 	f.StringVar(&o.adminTLSKey, "admin-tls-key", "", "the private key of --admin-tls-cert (PEM)")

@@ -172,3 +172,10 @@ func (a *actuator) keys() []string {
 	}
 	return out
 }
+
+// count returns how many runs are under way.
+func (a *actuator) count() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.blocked)
+}

@@ -233,6 +233,8 @@ func sameEvent(what string, got, want *forewarn.Event, handover bool) error {
 		return diff("scope", got.Scope, want.Scope)
 	case !slices.Equal(got.Resources, want.Resources):
 		return diff("resources", got.Resources, want.Resources)
+	case !slices.Equal(got.Deleted, want.Deleted):
+		return diff("deleted", got.Deleted, want.Deleted)
 	case got.Source != want.Source || got.Description != want.Description || got.DurationInSeconds != want.DurationInSeconds:
 		return diff("source, description or duration", fmt.Sprint(got.Source, got.Description, got.DurationInSeconds),
 			fmt.Sprint(want.Source, want.Description, want.DurationInSeconds))

@@ -429,6 +429,10 @@ func (d *driver) releaseRuns() error {
 		if err := waitFor(d.w.store.poke, func() bool { return d.w.store.count() > before }); err != nil {
 			return fmt.Errorf("the fabric did not record the run of the actuator on %s", r.key)
 		}
+		// and has let go of it, so that a Tick may run it again.
+		if err := waitFor(nil, func() bool { return d.w.fab.RunsUnderWay() == d.w.act.count() }); err != nil {
+			return fmt.Errorf("the fabric still holds the run of the actuator on %s once recorded", r.key)
+		}
 		delete(d.accepted, r.key)
 		d.m.actuated(res)
 	}
@@ -485,7 +489,8 @@ func (d *driver) settle() error {
 }
 
 // awaitRuns waits until the actuator runs on every VM the model expects,
-// and on no other.
+// and on no other: a run whose event ended, or no longer names its VM
+// (deleted, or the event completed by the admin), is stopped.
 func (d *driver) awaitRuns() error {
 	if d.w.act == nil {
 		return nil
@@ -513,16 +518,34 @@ func (d *driver) awaitRuns() error {
 				return false
 			}
 		}
+		for _, k := range d.w.act.keys() {
+			if !slices.Contains(want, k) && d.accepted[k] {
+				return false // still running, though no longer needed
+			}
+		}
 		return true
 	})
 	if err != nil {
-		var missing []string
+		var missing, stale []string
 		for _, k := range want {
 			if !d.w.act.isBlocked(strings.Split(k, "/")[0], strings.Split(k, "/")[1]) {
 				missing = append(missing, k)
 			}
 		}
+		for _, k := range d.w.act.keys() {
+			if !slices.Contains(want, k) && d.accepted[k] {
+				stale = append(stale, k)
+			}
+		}
+		if len(missing) == 0 {
+			return fmt.Errorf("the actuator still runs on %s (event/vm), whose event ended or no longer names the VM", strings.Join(stale, ", "))
+		}
 		return fmt.Errorf("the actuator was not started on %s (event/vm): a started event the server's actuator must carry out", strings.Join(missing, ", "))
+	}
+	for k := range d.accepted {
+		if !slices.Contains(want, k) {
+			delete(d.accepted, k)
+		}
 	}
 	for _, k := range want {
 		d.accepted[k] = true
@@ -531,9 +554,7 @@ func (d *driver) awaitRuns() error {
 	if len(twice) > 0 {
 		return fmt.Errorf("the actuator ran twice at once on %s", strings.Join(twice, ", "))
 	}
-	// A run goes on after its event ended (its VM deleted, or the admin
-	// completed it), until it ends; but a run starts only where the model
-	// expects one.
+	// A run starts only where the model expects one.
 	for _, k := range d.w.act.keys() {
 		if !d.accepted[k] {
 			return fmt.Errorf("the actuator was started on %s (event/vm), which the model does not expect", k)

@@ -347,6 +347,7 @@ func (m *model) dropResource(e *mEvent, vm string) {
 	if !e.Hits(vm) {
 		return
 	}
+	e.Deleted = append(e.Deleted, vm)
 	if len(e.Resources) > 1 {
 		without := func(names []string) []string {
 			return slices.DeleteFunc(slices.Clone(names), func(r string) bool { return forewarn.SameName(r, vm) })
@@ -361,7 +362,7 @@ func (m *model) dropResource(e *mEvent, vm string) {
 		return
 	}
 	m.end(e, forewarn.Cancelled)
-	m.skipDomain(e, "its VMs were deleted before it started")
+	m.skipDomain(e, "its VMs were deleted before its event started")
 }
 
 // ensureDefaultVM is what a server does at each start (SPEC.md 8): the

@@ -166,6 +166,10 @@ func (m *model) advance(c *forewarn.Campaign, idFor func(c, scope string) string
 	for i := range c.Scopes {
 		m.settle(&c.Scopes[i])
 	}
+	allDone := !slices.ContainsFunc(c.Scopes, func(p forewarn.ScopeProgress) bool { return !p.Finished() })
+	if c.State == forewarn.CampaignPaused && allDone {
+		c.State, c.EndedAt = forewarn.CampaignDone, m.now // nothing left to walk
+	}
 	if c.State != forewarn.CampaignRunning {
 		return
 	}

@@ -37,14 +37,28 @@ func TestPoll(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.failed() || !r.Pass {
+	// Whether the GET p99 met the target (PASS) is a measurement of the
+	// machine, not a check: BENCHMARKS.md has the figures. That Pass is
+	// that measurement, and no more, is checked.
+	if r.failed() {
 		t.Fatalf("failed: %+v", r)
 	}
-	// 6 polls a VM, give or take the last one's timing.
-	if r.Requests < 12*5 || r.Requests > 12*6 || r.GetLatency.Count != r.Requests {
-		t.Errorf("%d GETs, latency of %d", r.Requests, r.GetLatency.Count)
+	if r.Pass != (r.GetLatency.P99 <= r.TargetMs) {
+		t.Errorf("pass %v with GET p99 %g ms and a target of %g ms", r.Pass, r.GetLatency.P99, r.TargetMs)
 	}
-	if r.Bursts != 2 || r.BurstGets != 30 || r.Intended429 < 2*(15-10) || r.Answers["burst GET 429"] != r.Intended429 {
+	// Every VM is due 6 polls: its ticks are counted from the start, not
+	// from when the last poll ended, however slow the machine. Only the 2
+	// VMs that fire bursts skip any, after a slow burst, and not the poll
+	// before their first burst.
+	if r.Requests+r.Skipped != 12*6 || r.Requests < 10*6+2 || r.GetLatency.Count != r.Requests {
+		t.Errorf("%d GETs, %d skipped, latency of %d", r.Requests, r.Skipped, r.GetLatency.Count)
+	}
+	// How many of a burst's 15 GETs draw a 429 depends on how fast it ran:
+	// the limiter's 10 tokens refill at 5 a second. That the bursts drew
+	// some is in failed; that every burst GET was answered, and only the
+	// bursts drew 429s, is checked here.
+	burstAnswers := r.Answers["burst GET 200"] + r.Answers["burst GET 304"] + r.Answers["burst GET 429"]
+	if r.Bursts != 2 || r.BurstGets != 30 || burstAnswers != r.BurstGets || r.Answers["burst GET 429"] != r.Intended429 {
 		t.Errorf("bursts %d of %d GETs, 429s %d, answers %v", r.Bursts, r.BurstGets, r.Intended429, r.Answers)
 	}
 	f.mu.Lock()
@@ -183,6 +197,10 @@ func TestPollSkipsAfterSlowBurst(t *testing.T) {
 	}
 	// 4 ticks, the one after the burst skipped (seed 1: the burst is not
 	// last), and the next too if the machine made the burst slower still.
+	// No timing decides this: the poll and the burst take at least 16 x 30
+	// ms (a sleep waits at least as long as asked), so the burst ends at
+	// most 20 ms before the next tick, which is due 500 ms after the one
+	// the burst followed, and counted from the start.
 	if r.Bursts != 1 || r.Requests+r.Skipped != 4 || r.Skipped < 1 {
 		t.Fatalf("got %+v", r)
 	}
