@@ -10,7 +10,7 @@ import (
 
 // start starts a Scheduled event: it shows Started with no NotBefore, its
 // VMs show its impact, and the actuator carries it out on each of them
-// (runActuator, or at EndsAt for Simulate); once it has, the event
+// (actuate, or the scheduler at EndsAt for Simulate); once it has, the event
 // completes (finish).
 func (f *Fabric) start(t *txn, e *forewarn.Event) error {
 	e.Status = forewarn.Started
