@@ -8,6 +8,7 @@ import (
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/execact"
+	"github.com/forewarn/forewarn/fabric"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -42,11 +43,11 @@ func (o *serveOptions) checkActuator() error {
 	return nil
 }
 
-// newActuator returns the actuator of --actuator: nil to simulate, or the
-// exec actuator.
+// newActuator returns the actuator of --actuator: the simulated impact, or
+// the exec actuator.
 func (o *serveOptions) newActuator(clock forewarn.Clock, log *slog.Logger, reg prometheus.Registerer) (forewarn.Actuator, error) {
 	if o.actuator != actuatorExec {
-		return nil, nil
+		return fabric.Simulate{Clock: clock}, nil
 	}
 	a, err := execact.New(execact.Config{
 		Command:    o.exec.command,
