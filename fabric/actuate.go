@@ -11,10 +11,12 @@ import (
 )
 
 // actuations tracks the actuator runs under way, one per event and VM, each
-// with the cancel of its context.
+// with the cancel of its context, and the runs asked for again while under
+// way (wanted: a resolve --retry that came while a run held its key).
 type actuations struct {
 	mu      sync.Mutex
 	running map[runKey]context.CancelFunc
+	wanted  map[runKey]bool
 	wg      sync.WaitGroup
 }
 
@@ -37,6 +39,7 @@ func (a *actuations) claim(ctx context.Context, key runKey) (context.Context, bo
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.running[key] != nil {
+		a.wanted[key] = true
 		return nil, false
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -44,13 +47,18 @@ func (a *actuations) claim(ctx context.Context, key runKey) (context.Context, bo
 	return ctx, true
 }
 
-func (a *actuations) release(key runKey) {
+// release ends a run; it reports whether the run was asked for again
+// meanwhile.
+func (a *actuations) release(key runKey) (wanted bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if cancel := a.running[key]; cancel != nil {
 		cancel()
 		delete(a.running, key)
 	}
+	wanted = a.wanted[key]
+	delete(a.wanted, key)
+	return wanted
 }
 
 // retain stops the runs whose event has ended or no longer names their VM
@@ -80,13 +88,14 @@ func (f *Fabric) actuate(ctx context.Context, e *forewarn.Event) {
 		f.noteTakeover(e, name)
 		f.acts.wg.Go(func() {
 			settled := f.actuateVM(runCtx, e.ID, name)
-			f.acts.release(key)
+			wanted := f.acts.release(key)
 			// The scheduler runs again what is not settled, after a while (the
 			// store may be out of reach), and what was asked for while this
 			// run held the claim (resolve --retry) at once.
-			if !settled && ctx.Err() == nil {
+			switch {
+			case !settled && ctx.Err() == nil:
 				f.clock.AfterFunc(retryAfter, f.poke)
-			} else {
+			case wanted:
 				f.poke()
 			}
 		})
@@ -95,8 +104,12 @@ func (f *Fabric) actuate(ctx context.Context, e *forewarn.Event) {
 
 // actuateVM runs the actuator on one VM and records the outcome. It reports
 // whether the run is settled: its outcome recorded, or nothing left to
-// run (the event or the VM is gone). ctx ends when the server stops, or
-// when the event no longer needs the run (retain).
+// run. The stored event decides that, not the snapshot the scheduler
+// claimed the run from, which may lag (another replica's change, a record
+// whose commit answered an error): an event that ended, no longer names
+// the VM, or has its outcome for it already needs no run, and a VM of the
+// name created since is not the event's. ctx ends when the server stops,
+// or when the event no longer needs the run (retain).
 func (f *Fabric) actuateVM(ctx context.Context, id, name string) bool {
 	var e *forewarn.Event
 	var vm *forewarn.VM
@@ -105,7 +118,13 @@ func (f *Fabric) actuateVM(ctx context.Context, id, name string) bool {
 		if e, err = tx.Event(id); err != nil {
 			return err
 		}
+		if !needsRun(e, name) {
+			return forewarn.ErrNotFound
+		}
 		vm, err = tx.VM(name)
+		if err == nil && vm.CreatedAt.After(e.CreatedAt) {
+			return forewarn.ErrNotFound
+		}
 		return err
 	})
 	if errors.Is(err, forewarn.ErrNotFound) {
@@ -147,13 +166,17 @@ func (f *Fabric) actuateVM(ctx context.Context, id, name string) bool {
 	return true
 }
 
+// needsRun reports whether a started event still needs a run on the VM.
+func needsRun(e *forewarn.Event, vm string) bool {
+	return e.Status == forewarn.Started && e.Hits(vm) && !containsName(e.Actuated, vm) && !containsName(e.Failed, vm)
+}
+
 // actuated records the outcome of a run on a VM the event still names, and
 // completes the event once the actuator has carried it out on every VM
 // (finish). It reports whether it recorded a failure.
 func (f *Fabric) actuated(t *txn, e *forewarn.Event, vm string, runErr error) (failed bool, err error) {
 	switch {
-	case e.Status != forewarn.Started || !e.Hits(vm) ||
-		containsName(e.Actuated, vm) || containsName(e.Failed, vm):
+	case !needsRun(e, vm):
 		return false, nil // deleted or resolved meanwhile
 	case runErr != nil:
 		e.Failed = append(e.Failed, vm)

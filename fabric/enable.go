@@ -22,13 +22,14 @@ const enableFlushEvery = time.Minute
 // enabling is what the fabric knows in memory of the requests of each
 // scope: when one was last seen, and what the store holds.
 type enabling struct {
-	mu     sync.Mutex
-	seen   map[string]time.Time // scope key -> last request
-	stored map[string]time.Time // scope key -> LastSeen in the store
+	mu      sync.Mutex
+	seen    map[string]time.Time // scope key -> last request
+	stored  map[string]time.Time // scope key -> LastSeen in the store
+	created map[string]time.Time // scope key -> CreatedAt of the scope stored is of
 }
 
 func newEnabling() enabling {
-	return enabling{seen: map[string]time.Time{}, stored: map[string]time.Time{}}
+	return enabling{seen: map[string]time.Time{}, stored: map[string]time.Time{}, created: map[string]time.Time{}}
 }
 
 // note records a request and returns the LastSeen the store holds, if known.
@@ -59,10 +60,17 @@ func (e *enabling) lastSeen(s *forewarn.Scope) time.Time {
 // needs no store write before its answer; nothing for one that has not (a
 // scope created again under a deleted one's name), so that its first
 // request enables it. A request seen before the scope was created was to a
-// deleted one of its name, and is forgotten.
+// deleted one of its name, and is forgotten; so is what a read of such a
+// deleted scope learnt, should it come after the new one's (a flush or an
+// enable that committed before the scope was created again, and learns
+// after the lock of the commit is released).
 func (e *enabling) learnStored(key string, s *forewarn.Scope) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if s.CreatedAt.Before(e.created[key]) {
+		return
+	}
+	e.created[key] = s.CreatedAt
 	if e.seen[key].Before(s.CreatedAt) {
 		delete(e.seen, key)
 	}
@@ -82,12 +90,7 @@ func (e *enabling) forget(key string) {
 	defer e.mu.Unlock()
 	delete(e.seen, key)
 	delete(e.stored, key)
-}
-
-func (e *enabling) setStored(key string, t time.Time) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.stored[key] = t
+	delete(e.created, key)
 }
 
 // unstored returns the requests seen since the store was last told.
@@ -157,6 +160,7 @@ func (f *Fabric) enable(ctx context.Context, scope string) error {
 		return nil
 	}
 	first := false
+	var stored *forewarn.Scope
 	wctx, cancel := context.WithTimeout(ctx, storeTimeout)
 	defer cancel()
 	err := f.update(wctx, func(t *txn) error {
@@ -170,12 +174,13 @@ func (f *Fabric) enable(ctx context.Context, scope string) error {
 			t.touch(scope) // publish it: the dashboard shows which scopes get notice
 		}
 		s.LastSeen = now
+		stored = s
 		return t.PutScope(s)
 	})
 	if err != nil {
 		return err
 	}
-	f.enabling.setStored(key, now)
+	f.enabling.learnStored(key, stored)
 	if first && f.cfg.FirstCallDelay > 0 {
 		select {
 		case <-f.clock.After(f.cfg.FirstCallDelay):

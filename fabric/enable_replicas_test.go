@@ -91,3 +91,17 @@ func TestRecreatedScopeAfterFlush(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleLearnIgnored: what a read of a deleted scope learns, coming
+// after the snapshot of the scope created again under its name (a flush or
+// an enable learns after its commit released the lock), is ignored.
+func TestStaleLearnIgnored(t *testing.T) {
+	e := newEnabling()
+	old := &forewarn.Scope{Name: "s1", CreatedAt: t0, EnabledAt: t0, LastSeen: t0.Add(time.Minute)}
+	recreated := &forewarn.Scope{Name: "s1", CreatedAt: t0.Add(time.Hour)}
+	e.learnStored("s1", recreated)
+	e.learnStored("s1", old)
+	if _, ok := e.note("s1", t0.Add(time.Hour+time.Second)); ok {
+		t.Error("a stale read of the deleted s1 makes the new one's requests skip enabling")
+	}
+}

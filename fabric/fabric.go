@@ -126,7 +126,7 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 		inFlight:     map[string]scopeEvents{},
 		shownEnabled: map[string]*forewarn.Scope{},
 		enabling:     newEnabling(),
-		acts:         actuations{running: map[runKey]context.CancelFunc{}},
+		acts:         actuations{running: map[runKey]context.CancelFunc{}, wanted: map[runKey]bool{}},
 	}
 	f.advanceBatch.Store(advanceBatch)
 	f.campaignsDue.Store(true)

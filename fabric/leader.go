@@ -69,6 +69,12 @@ func (f *Fabric) leadOnce(ctx context.Context, el forewarn.Elector) error {
 		return err
 	}
 	f.log.Info("leading the time-driven work", "replica", f.cfg.Replica.ID)
+	// What the last leader did may not have reached this replica's watch
+	// yet: the scheduler starts from the store, not from a snapshot that
+	// lags (a run the old leader recorded would run again).
+	if err := f.refresh(leading, forewarn.Change{All: true}); err != nil && leading.Err() == nil {
+		f.log.Error("read the state before leading; the watch brings it", "err", err)
+	}
 	f.setLeading(true)
 	defer f.setLeading(false)
 	_ = f.runTicks(withFence(leading, fence), nil) // ends with leading
