@@ -214,11 +214,19 @@ var steered = map[forewarn.CampaignAction]string{
 // Should serve stop halfway, the campaign stays paused with its remaining
 // events, and cancelling it again finishes the work.
 func (f *Fabric) cancelCampaign(ctx context.Context, id string) (*forewarn.Campaign, error) {
-	for {
+	for batch := 0; ; batch++ {
 		var c *forewarn.Campaign
 		done := false
 		err := f.updateCampaigns(ctx, func(t *txn) error {
 			var err error
+			if batch > 0 {
+				// Paused between batches, it may have ended meanwhile (its
+				// last scope deleted): nothing is left to cancel.
+				if c, err = t.Campaign(strings.ToLower(id)); err == nil && c.State == forewarn.CampaignDone {
+					done = true
+					return nil
+				}
+			}
 			if c, err = steerable(t, id, forewarn.CancelCampaign); err != nil {
 				return err
 			}
