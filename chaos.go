@@ -31,6 +31,10 @@ type ChaosRule struct {
 // MaxChaosFor is the longest a chaos rule lasts.
 const MaxChaosFor = 7 * 24 * time.Hour
 
+// MaxChaosDelay is the longest a chaos rule holds an answer: as long as the
+// longest long-poll (timeout_sec 300).
+const MaxChaosDelay = 5 * time.Minute
+
 // The statuses a chaos rule may answer with.
 var ChaosStatuses = []int{410, 429, 500}
 

@@ -98,9 +98,15 @@ func (w *watcher) failed(ctx context.Context, err error, longPolling bool) error
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if apiErr, ok := errors.AsType[*APIError](err); ok && longPolling && apiErr.StatusCode == http.StatusBadRequest {
+	apiErr, isAPI := errors.AsType[*APIError](err)
+	if isAPI && longPolling && apiErr.StatusCode == http.StatusBadRequest {
 		w.longPollAllowed = false
 		w.c.logger.Warn("long-poll refused, polling from now on", "error", err)
+	}
+	// No retry mends an endpoint that is not one: a bad address, or a
+	// server that has no such path (another service, forewarn's admin API).
+	if errors.Is(err, ErrInvalidEndpoint) || (isAPI && apiErr.StatusCode == http.StatusNotFound) {
+		return err
 	}
 	wait := w.c.retry.delay(w.failures, err)
 	w.failures++

@@ -55,6 +55,9 @@ func checkChaos(spec forewarn.ChaosSpec) error {
 		return forewarn.Errorf(forewarn.ErrInvalid, "give a status (410, 429 or 500) or a positive delay")
 	case spec.Status != 0 && !slices.Contains(forewarn.ChaosStatuses, spec.Status):
 		return forewarn.Errorf(forewarn.ErrInvalid, "invalid status %d: want 410, 429 or 500", spec.Status)
+	case spec.Delay > forewarn.Duration(forewarn.MaxChaosDelay):
+		return forewarn.Errorf(forewarn.ErrInvalid, "invalid delay %s: a fault holds an answer at most %s",
+			forewarn.FormatDuration(time.Duration(spec.Delay)), forewarn.FormatDuration(forewarn.MaxChaosDelay))
 	case spec.For > forewarn.Duration(maxChaos):
 		return forewarn.Errorf(forewarn.ErrInvalid, "invalid duration %s: a fault lasts at most %s",
 			forewarn.FormatDuration(time.Duration(spec.For)), forewarn.FormatDuration(maxChaos))

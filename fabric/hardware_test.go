@@ -205,6 +205,7 @@ func TestChaosRules(t *testing.T) {
 		{Status: 500, Delay: forewarn.Duration(time.Second), Fraction: 1, For: forewarn.Duration(time.Minute)},
 		{Status: 500, Fraction: 1, For: forewarn.Duration(time.Minute), Scope: "nope"},
 		{Status: 500, Fraction: 1, For: forewarn.Duration(time.Minute), Scope: "solo", VM: "solo"},
+		{Delay: forewarn.Duration(forewarn.MaxChaosDelay + time.Second), Fraction: 1, For: forewarn.Duration(time.Hour)},
 	} {
 		if _, err := h.f.AddChaos(h.ctx, bad); err == nil {
 			t.Errorf("accepted %+v", bad)

@@ -44,7 +44,9 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, rt route, r
 		"status", rule.Status, "delay", time.Duration(rule.Delay))
 	if rule.Delay > 0 {
 		readAhead(r)
-		if !s.pause(r.Context(), time.Duration(rule.Delay)) {
+		// Held no longer than the rule is in force: a fault ends with it.
+		hold := min(time.Duration(rule.Delay), rule.Until.Sub(s.clock.Now()))
+		if !s.pause(r.Context(), hold) {
 			return true
 		}
 		// The VM may have been deleted or moved during the delay.

@@ -368,3 +368,19 @@ func TestReadAhead(t *testing.T) {
 		t.Errorf("read %d bytes, %v; want %d", len(b), err, len(long))
 	}
 }
+
+// TestChaosDelayEndsWithItsRule: a delay longer than what is left of its
+// rule holds the answer only until the rule ends.
+func TestChaosDelayEndsWithItsRule(t *testing.T) {
+	e := mustStartEnv(t)
+	r := rule("c1", forewarn.ChaosSpec{VM: "web-0", Delay: forewarn.Duration(time.Hour), Fraction: 1, For: forewarn.Duration(10 * time.Second)})
+	e.srv.PublishChaos([]*forewarn.ChaosRule{r})
+	got := async(func() answer { return e.get(t, addrWeb0, eventsURL("2020-07-01")) })
+	e.waitHeld(t, 1)
+	e.clock.Advance(r.Until.Sub(e.clock.Now()) - time.Millisecond)
+	mustNotAnswer(t, got)
+	e.clock.Advance(time.Millisecond)
+	if a := receive(t, got); a.status != http.StatusOK {
+		t.Errorf("the GET once its rule ended: %d %s", a.status, a.body)
+	}
+}

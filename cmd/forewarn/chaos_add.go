@@ -73,6 +73,9 @@ func (o *chaosAddOptions) spec() (forewarn.ChaosSpec, error) {
 		return forewarn.ChaosSpec{}, errors.New("give exactly one of --scope, --vm or --all")
 	case o.given("delay") && o.delay <= 0:
 		return forewarn.ChaosSpec{}, fmt.Errorf("--delay must be more than 0, not %s", forewarn.FormatDuration(time.Duration(o.delay)))
+	case time.Duration(o.delay) > forewarn.MaxChaosDelay:
+		return forewarn.ChaosSpec{}, fmt.Errorf("--delay must be at most %s, not %s",
+			forewarn.FormatDuration(forewarn.MaxChaosDelay), forewarn.FormatDuration(time.Duration(o.delay)))
 	case o.given("for") && o.duration <= 0:
 		return forewarn.ChaosSpec{}, fmt.Errorf("--for must be more than 0, not %s", forewarn.FormatDuration(time.Duration(o.duration)))
 	case (o.status != 0) == (o.delay != 0):

@@ -42,7 +42,7 @@ func (o *eventsWatchOptions) runE(cmd *cobra.Command, _ []string) error {
 	if errors.Is(err, context.Canceled) {
 		return nil
 	}
-	return err
+	return explainEndpoint(err)
 }
 
 // print writes one line for a document.

@@ -277,6 +277,7 @@ func TestChaosZeroValues(t *testing.T) {
 	mustFail(t, []string{"chaos", "add", "--all", "--status", "500", "--for", "0s"}, "--for must be more than 0")
 	mustFail(t, []string{"chaos", "add", "--all", "--delay", "0s", "--for", "1m"}, "--delay must be more than 0")
 	mustFail(t, []string{"chaos", "add", "--all", "--status", "500"}, "missing --for")
+	mustFail(t, []string{"chaos", "add", "--all", "--delay", "6m", "--for", "1h"}, "--delay must be at most 5m")
 	if r := mustJSON[forewarn.ChaosRule](t, "chaos", "add", "--all", "--status", "500", "--for", "1.5d", "-o", "json"); r.For != forewarn.Duration(36*time.Hour) {
 		t.Errorf("--for 1.5d gave %s", r.For)
 	}
@@ -287,4 +288,5 @@ func TestEventsAtAdminAPI(t *testing.T) {
 	srv := startServer(t)
 	mustFail(t, []string{"events", "--endpoint", srv.adminURL}, "admin API?", "--metadata-addr", "--endpoint")
 	mustFail(t, []string{"events", "approve", "x", "--endpoint", srv.adminURL}, "admin API?")
+	mustFail(t, []string{"events", "watch", "--endpoint", srv.adminURL}, "admin API?") // ends: no retry mends it
 }
