@@ -68,7 +68,7 @@ func TestResolve(t *testing.T) {
 	if h := mustJSON[[]forewarn.Event](t, "maintenance", "history", "-o", "json"); len(h) != 1 || h[0].Outcome != forewarn.Completed {
 		t.Errorf("history = %+v", h)
 	}
-	mustFail(t, []string{"maintenance", "resolve", ev.ID, "--retry"}, "not found")
+	mustFail(t, []string{"maintenance", "resolve", ev.ID, "--retry"}, "not found", "maintenance history")
 	mustFail(t, []string{"maintenance", "resolve", ev.ID}, "--complete or --retry")
 	mustFail(t, []string{"maintenance", "resolve", ev.ID, "--complete", "--retry"}, "not both")
 }

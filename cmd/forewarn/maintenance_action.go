@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 
 	"github.com/forewarn/forewarn"
@@ -46,5 +48,17 @@ func newActionCommand[T any](a *adminOptions, name, short string,
 // to one event and prints the event act returns (printEvent).
 func newEventActionCommand(a *adminOptions, name, short string,
 	act func(forewarn.Fleet, context.Context, string) (*forewarn.Event, error)) *cobra.Command {
-	return newActionCommand(a, name, short, act, printEvent)
+	inFlight := func(fleet forewarn.Fleet, ctx context.Context, id string) (*forewarn.Event, error) {
+		e, err := act(fleet, ctx, id)
+		return e, explainEnded(err)
+	}
+	return newActionCommand(a, name, short, inFlight, printEvent)
+}
+
+// explainEnded adds to an event that is not found where one that ended is.
+func explainEnded(err error) error {
+	if errors.Is(err, forewarn.ErrNotFound) {
+		return fmt.Errorf("%w (not in flight: an event that has ended is in maintenance history)", err)
+	}
+	return err
 }

@@ -35,7 +35,7 @@ func newMaintenanceResolveCommand(a *adminOptions) *cobra.Command {
 			return o.admin.withFleet(cmd.Context(), func(ctx context.Context, fleet forewarn.Fleet) error {
 				e, err := fleet.Resolve(ctx, args[0], forewarn.Resolution{Action: action, Force: o.force})
 				if err != nil {
-					return err
+					return explainEnded(err)
 				}
 				return printEvent(cmd.OutOrStdout(), o.output, e)
 			})
