@@ -80,6 +80,31 @@ func (f *Fabric) createDefaultVM(t *txn, host string) (*forewarn.VM, error) {
 	return vm, t.PutMeta(metaDefaultVM, []byte(vm.Name))
 }
 
+// HoldsFleet reports whether the store holds a fleet: a forewarn serve has
+// started on it, or it holds VMs or scopes (a store a tool filled). One
+// that does not is empty: starting there starts a new fleet.
+func HoldsFleet(ctx context.Context, s forewarn.Store) (bool, error) {
+	holds := false
+	err := s.View(ctx, func(tx forewarn.Tx) error {
+		init, err := tx.Meta(metaInitialized)
+		if err != nil || init != nil {
+			holds = init != nil
+			return err
+		}
+		err = tx.ScanVMs("", "", func(*forewarn.VM) bool {
+			holds = true
+			return false
+		})
+		if err != nil || holds {
+			return err
+		}
+		scopes, err := tx.Scopes()
+		holds = len(scopes) > 0
+		return err
+	})
+	return holds, err
+}
+
 // anyVM reports whether the store holds a VM, reading one at most.
 func anyVM(t *txn) (bool, error) {
 	found := false

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -289,4 +291,23 @@ func TestEventsAtAdminAPI(t *testing.T) {
 	mustFail(t, []string{"events", "--endpoint", srv.adminURL}, "admin API?", "--metadata-addr", "--endpoint")
 	mustFail(t, []string{"events", "approve", "x", "--endpoint", srv.adminURL}, "admin API?")
 	mustFail(t, []string{"events", "watch", "--endpoint", srv.adminURL}, "admin API?") // ends: no retry mends it
+}
+
+// TestStoreMustExist: --store-must-exist refuses a store that holds no
+// fleet, and takes one that does.
+func TestStoreMustExist(t *testing.T) {
+	dir := t.TempDir()
+	cmd := newCLI([]string{"serve", "--data-dir", dir, "--metadata-addr", "127.0.0.1:0", "--admin-addr", "127.0.0.1:0",
+		"--store-must-exist"}, io.Discard)
+	if err := cmd.ExecuteContext(t.Context()); err == nil || !strings.Contains(err.Error(), "holds no fleet") {
+		t.Fatalf("serve --store-must-exist on an empty data dir: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "forewarn.db")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused start left its store file: %v", err)
+	}
+	srv := startServerIn(t, dir) // a first start: a new fleet
+	srv.stop(t)()
+	srv = startServerIn(t, dir, "--store-must-exist")
+	srv.setEnv(t)
+	mustRun(t, "vm", "show", srv.hostVM)
 }

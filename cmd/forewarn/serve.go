@@ -86,6 +86,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.config, "config", "", "read serve's flags from this YAML file, keyed by flag name (flags given here win)")
 	f.StringVar(&o.dataDir, "data-dir", "./forewarn-data", "directory of the store and the admin token")
 	f.StringVar(&o.store.url, "store", "", "the store: empty for bbolt in --data-dir, or etcd://host:port[,host:port...][/prefix]")
+	f.BoolVar(&o.store.mustExist, "store-must-exist", false, "refuse to start on a store that holds no fleet (a replica joining one: a wrong prefix is an error, not a new fleet)")
 	f.StringVar(&o.store.username, "etcd-username", "", "with an etcd store: the user to authenticate as")
 	f.StringVar(&o.store.password, "etcd-password", "", "with an etcd store: the password of --etcd-username (better: $"+etcdPasswordEnv+")")
 	f.StringVar(&o.store.ca, "etcd-ca", "", "with an etcd store: connect with TLS, trusting the CA certificates in this PEM file")

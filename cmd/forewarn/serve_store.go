@@ -14,6 +14,7 @@ import (
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/bolt"
 	"github.com/forewarn/forewarn/etcd"
+	"github.com/forewarn/forewarn/fabric"
 )
 
 // etcdPasswordEnv is the environment variable of the etcd password, read
@@ -25,6 +26,8 @@ type storeOptions struct {
 	url                string
 	username, password string
 	ca, cert, key      string
+	// mustExist refuses a store that holds no fleet (--store-must-exist).
+	mustExist bool
 }
 
 // usesEtcd reports whether --store names an etcd cluster.
@@ -64,9 +67,46 @@ func (o *serveOptions) storeName() string {
 	return path
 }
 
-// openStore opens the store of --store: bbolt in the data directory, or
-// etcd.
+// openStore opens the store of --store (bbolt in the data directory, or
+// etcd) and checks that it holds a fleet, if it should.
 func (o *serveOptions) openStore(ctx context.Context, log *slog.Logger) (forewarn.Store, error) {
+	_, err := os.Stat(o.storeName())
+	created := !o.store.usesEtcd() && errors.Is(err, os.ErrNotExist)
+	s, err := o.openStoreOf(ctx, log)
+	if err != nil {
+		return nil, err
+	}
+	if err := o.checkFleet(ctx, s, created, log); err != nil {
+		s.Close()
+		if created {
+			os.Remove(o.storeName()) // a refused start leaves no file behind
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// checkFleet refuses a store that holds no fleet under --store-must-exist,
+// and else warns of one this start did not create: a typo in an etcd
+// prefix would otherwise start a new, empty fleet without a word.
+func (o *serveOptions) checkFleet(ctx context.Context, s forewarn.Store, created bool, log *slog.Logger) error {
+	has, err := fabric.HoldsFleet(ctx, s)
+	switch {
+	case err != nil:
+		return fmt.Errorf("read store %s: %w", o.storeName(), err)
+	case has:
+		return nil
+	case o.store.mustExist:
+		return fmt.Errorf("store %s holds no fleet, and --store-must-exist is given: check the store's URL and its prefix", o.storeName())
+	case !created:
+		log.Warn("the store holds no fleet: starting a new one there; a replica meant to join a fleet should check the store's URL and prefix (--store-must-exist refuses to start on an empty store)",
+			"store", o.storeName())
+	}
+	return nil
+}
+
+// openStoreOf opens the store of --store.
+func (o *serveOptions) openStoreOf(ctx context.Context, log *slog.Logger) (forewarn.Store, error) {
 	if !o.store.usesEtcd() {
 		s, err := bolt.Open(o.storeName(), bolt.Options{})
 		if errors.Is(err, bolt.ErrInUse) {

@@ -1,0 +1,48 @@
+package e2e
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestStorePrefixTypo starts a replica on a prefix of etcd with no fleet
+// (a typo of the fleet's): with --store-must-exist it refuses to start and
+// says why; without, it starts a new fleet but warns, and status shows the
+// store with its prefix.
+func TestStorePrefixTypo(t *testing.T) {
+	dir := t.TempDir()
+	tokenFile, fleetFile := filepath.Join(dir, "token"), filepath.Join(dir, "fleet.yaml")
+	if err := os.WriteFile(tokenFile, []byte("e2e-shared-token\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fleetFile, []byte(replicaFleet), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	endpoint, n := startEtcd(t), rand.Int64()
+	fleet := fmt.Sprintf("etcd://%s/fw-%d", endpoint, n)
+	typo := fmt.Sprintf("etcd://%s/fwx-%d", endpoint, n)
+	startReplica(t, fleet, tokenFile, fleetFile, "--replica-id", "hv-a")
+
+	_, err := tryLaunch(t, []string{"--store", typo, "--admin-token-file", tokenFile, "--dev", "--store-must-exist"})
+	if err == nil || !strings.Contains(err.Error(), "holds no fleet") || !strings.Contains(err.Error(), "--store-must-exist") {
+		t.Fatalf("a replica on the typo with --store-must-exist: %v", err)
+	}
+	joined := launch(t, "--store", fleet, "--admin-token-file", tokenFile, "--dev", "--store-must-exist", "--replica-id", "hv-b")
+	if strings.Contains(joined.log.String(), "holds no fleet") {
+		t.Errorf("a replica joining the fleet warns of an empty store:\n%s", joined.log.String())
+	}
+
+	s := startReplica(t, typo, tokenFile, fleetFile, "--replica-id", "hv-c")
+	eventually(t, 30*time.Second, "the warning of an empty store", func() bool {
+		return logLine(s.log.String(), "holds no fleet") != ""
+	})
+	st, err := s.admin.Status(t.Context())
+	if err != nil || !strings.Contains(st.Store, fmt.Sprintf("/fwx-%d", n)) {
+		t.Errorf("status of the replica on the typo: %+v, %v; want its store with the prefix", st, err)
+	}
+}
