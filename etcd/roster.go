@@ -45,17 +45,26 @@ func (s *Store) Join(ctx context.Context, r forewarn.Replica) error {
 }
 
 // joinOnce puts the replica's key on a new lease, unless another lease holds
-// it, and keeps the lease alive until ctx ends or the lease is lost.
+// it, and keeps the lease alive until ctx ends or the lease is lost. A key
+// that holds this very announcement (the same replica, process and start:
+// its own, on a lease an etcd restart left behind) is taken over.
 func (s *Store) joinOnce(ctx context.Context, key, value string) error {
 	session, err := s.session(ctx)
 	if err != nil {
 		return err
 	}
 	defer s.closeSession(session)
+	put := clientv3.OpPut(key, value, clientv3.WithLease(session.Lease()))
 	resp, err := s.client.Txn(ctx).
 		If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
-		Then(clientv3.OpPut(key, value, clientv3.WithLease(session.Lease()))).
+		Then(put).
 		Commit()
+	if err == nil && !resp.Succeeded {
+		resp, err = s.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.Value(key), "=", value)).
+			Then(put).
+			Commit()
+	}
 	switch {
 	case err != nil:
 		return fmt.Errorf("put %s: %w", key, err)
