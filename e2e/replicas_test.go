@@ -212,10 +212,14 @@ func TestEtcdOutOfReach(t *testing.T) {
 	stopEtcd()
 	// Listing the scopes reads etcd, and waits for it up to the store's
 	// bound; the metadata endpoint answers from memory, while that waits.
-	listed := make(chan error, 1)
+	listed, created := make(chan error, 1), make(chan error, 1)
 	go func() {
 		_, err := s.admin.Scopes(context.Background())
 		listed <- err
+	}()
+	go func() {
+		_, err := s.admin.CreateScope(context.Background(), forewarn.ScopeSpec{Name: "during-outage"})
+		created <- err
 	}()
 	if code, body := call(t, from(t, "127.0.0.2"), "GET", url, ""); code != 200 || !strings.Contains(body, `"Events":[]`) {
 		t.Errorf("GET during the outage: %d %s", code, body)
@@ -232,5 +236,15 @@ func TestEtcdOutOfReach(t *testing.T) {
 	}
 	if err := <-listed; !errors.Is(err, forewarn.ErrUnavailable) {
 		t.Errorf("listing scopes during the outage: %v, want ErrUnavailable (503)", err)
+	}
+	// A write answers 503 too, within the request's bound (15 s): not a
+	// 500, and not a hang (the bound here is for a loaded machine).
+	select {
+	case err := <-created:
+		if !errors.Is(err, forewarn.ErrUnavailable) {
+			t.Errorf("creating a scope during the outage: %v, want ErrUnavailable (503)", err)
+		}
+	case <-time.After(40 * time.Second):
+		t.Errorf("creating a scope during the outage has not answered in 40 s")
 	}
 }

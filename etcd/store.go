@@ -141,7 +141,7 @@ func (s *Store) View(ctx context.Context, fn func(forewarn.Tx) error) error {
 func (s *Store) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
 	for {
 		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("update store: %w", err)
+			return fmt.Errorf("update store: %w (%w)", err, forewarn.ErrUnavailable)
 		}
 		kv := newOptimistic(s.client, ctx)
 		t := newTx(kv, s.keys, true)

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -61,7 +60,7 @@ type Fabric struct {
 
 	// mu serialises changes, so that snapshots are published in the order
 	// of their commits.
-	mu        sync.Mutex
+	mu        lock
 	publisher forewarn.Publisher
 	// published holds the scopes published, by lowercased name, and
 	// inFlight the events in flight of each, as last published, for the
@@ -121,6 +120,7 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 		clock:        cfg.Clock,
 		log:          cfg.Logger.With("component", "fabric"),
 		metrics:      newMetrics(cfg.Registerer),
+		mu:           make(lock, 1),
 		wake:         make(chan struct{}, 1),
 		published:    map[string]string{},
 		inFlight:     map[string]scopeEvents{},
@@ -153,7 +153,11 @@ func (f *Fabric) view(ctx context.Context, fn func(forewarn.Tx) error) error {
 // leader's (see withFence), then publishes the scopes it changed and wakes
 // the scheduler.
 func (f *Fabric) update(ctx context.Context, fn func(*txn) error) error {
-	f.mu.Lock()
+	if err := f.mu.LockContext(ctx); err != nil {
+		// Another change holds the store, which does not answer: the
+		// caller (an admin request, a VM's) gets its answer in its time.
+		return fmt.Errorf("wait for the store: %w (%w)", err, forewarn.ErrUnavailable)
+	}
 	defer f.mu.Unlock()
 	var t *txn
 	fence := fenceOf(ctx)
@@ -184,6 +188,22 @@ func (f *Fabric) poke() {
 	select {
 	case f.wake <- struct{}{}:
 	default:
+	}
+}
+
+// lock is a mutex whose waiters can give up when their context ends.
+type lock chan struct{}
+
+func (l lock) Lock()   { l <- struct{}{} }
+func (l lock) Unlock() { <-l }
+
+// LockContext locks l, or returns ctx's error if it ends first.
+func (l lock) LockContext(ctx context.Context) error {
+	select {
+	case l <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 }
 
