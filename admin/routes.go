@@ -70,14 +70,13 @@ func (s *Server) routes(gatherer prometheus.Gatherer) {
 // apiFunc handles one API request; an error it returns is the answer.
 type apiFunc func(w http.ResponseWriter, r *http.Request, q url.Values) error
 
-// requestTimeout bounds the work of one API request: with etcd out of
-// reach, the caller gets a 503 rather than a request that hangs.
-const requestTimeout = 15 * time.Second
+// DefaultRequestTimeout is Config.RequestTimeout's default.
+const DefaultRequestTimeout = 15 * time.Second
 
 // route registers an API route that takes the given query parameters.
 func (s *Server) route(pattern string, fn apiFunc, params ...string) {
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		ctx, cancel := context.WithTimeout(r.Context(), requestTimeout)
+		ctx, cancel := context.WithTimeout(r.Context(), s.timeout)
 		defer cancel()
 		r = r.WithContext(ctx)
 		q, err := checkQuery(r.URL.RawQuery, params)

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
@@ -41,6 +42,10 @@ type Config struct {
 	// accepted: where a proxy that rewrites the Host header serves the
 	// dashboard. NewServer panics on one CheckOrigin refuses.
 	TrustedOrigins []string
+	// RequestTimeout bounds the work of one API request: with etcd out of
+	// reach, the caller gets a 503 rather than a request that hangs.
+	// DefaultRequestTimeout if zero.
+	RequestTimeout time.Duration
 	// Clock gives the time of sessions and of the stream's serverTime,
 	// from which the dashboard's countdowns are corrected; the real clock
 	// if nil.
@@ -50,6 +55,7 @@ type Config struct {
 // Server is the admin API, an http.Handler.
 type Server struct {
 	fleet    forewarn.Fleet
+	timeout  time.Duration // of one API request
 	token    tokenHash
 	sessions *sessions
 	// crossOrigin refuses changes made with the session cookie from
@@ -93,6 +99,7 @@ func NewServer(cfg Config) *Server {
 		replica:     cfg.Replica,
 		version:     cfg.Version,
 		mux:         http.NewServeMux(),
+		timeout:     cmp.Or(cfg.RequestTimeout, DefaultRequestTimeout),
 		log:         log.With("component", "admin"),
 		metrics:     newMetrics(cfg.Registerer),
 	}

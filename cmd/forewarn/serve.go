@@ -3,6 +3,7 @@ package main
 import (
 	"time"
 
+	"github.com/forewarn/forewarn/admin"
 	"github.com/forewarn/forewarn/execact"
 	"github.com/spf13/cobra"
 )
@@ -33,6 +34,7 @@ type serveOptions struct {
 	logLevel        string
 	logFormat       string
 	shutdownTimeout durationValue
+	adminTimeout    durationValue
 	fleet           string
 	actuator        string
 	exec            execOptions
@@ -71,6 +73,7 @@ func newServeOptions() *serveOptions {
 	return &serveOptions{
 		enableIdle:      durationValue(24 * time.Hour),
 		shutdownTimeout: durationValue(10 * time.Second),
+		adminTimeout:    durationValue(admin.DefaultRequestTimeout),
 		exec: execOptions{
 			timeout:  durationValue(execact.DefaultTimeout),
 			attempts: execact.DefaultAttempts,
@@ -114,6 +117,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
 	f.StringVar(&o.logFormat, "log-format", "text", "text or json")
 	f.Var(&o.shutdownTimeout, "shutdown-timeout", "how long in-flight requests may take to finish at shutdown")
+	f.Var(&o.adminTimeout, "admin-request-timeout", "how long an admin API request may wait for the store before it answers 503 unavailable")
 	f.StringVar(&o.fleet, "fleet", "", "apply this fleet file (YAML) at start, without pruning; a bad file stops the start")
 	f.StringVar(&o.actuator, "actuator", actuatorSimulate, "what starting an event does: simulate, or exec (run --exec-command per VM)")
 	f.StringVar(&o.exec.command, "exec-command", "", "with --actuator exec: the shell command run once per VM of a started event (must be idempotent)")

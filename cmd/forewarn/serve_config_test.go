@@ -144,6 +144,7 @@ func TestServeActuatorFlags(t *testing.T) {
 		{[]string{"--exec-command", "true"}, "--exec-command needs --actuator exec"},
 		{[]string{"--actuator", "exec", "--exec-command", "true", "--exec-attempts", "0"}, "--exec-attempts must be at least 1"},
 		{[]string{"--actuator", "exec", "--exec-command", "true", "--exec-timeout", "0"}, "--exec-timeout must be more than 0"},
+		{[]string{"--admin-request-timeout", "0s"}, "--admin-request-timeout must be more than 0"},
 		{[]string{"--actuator", "exec", "--exec-command", "true", "--exec-backoff", "0"}, "--exec-backoff must be more than 0"},
 		{[]string{"--actuator", "exec", "--exec-command", "reboot {{.Nope}}"}, "--exec-command"},
 	} {

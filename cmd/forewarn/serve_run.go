@@ -95,7 +95,8 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 		return err
 	}
 	adminAPI := admin.NewServer(admin.Config{Fleet: fab, Token: token, Gatherer: reg, Registerer: reg,
-		Logger: log, Hub: hub, Replica: fab.Replica().ID, Version: version, TrustedOrigins: o.dashOrigins})
+		Logger: log, Hub: hub, Replica: fab.Replica().ID, Version: version, TrustedOrigins: o.dashOrigins,
+		RequestTimeout: time.Duration(o.adminTimeout)})
 	scheme := "http"
 	if o.adminTLSCert != "" {
 		scheme = "https"
@@ -162,6 +163,8 @@ func (o *serveOptions) check() error {
 		return fmt.Errorf("--history-keep must be at least 1, not %d", o.historyKeep)
 	case o.enableIdle == 0:
 		return fmt.Errorf("--enable-idle must be more than 0")
+	case o.adminTimeout <= 0:
+		return fmt.Errorf("--admin-request-timeout must be more than 0")
 	case o.replicaID != "" && !forewarn.ValidName(o.replicaID):
 		return fmt.Errorf("--replica-id %q: use 1-64 letters, digits, '-', '_' and '.'", o.replicaID)
 	}
