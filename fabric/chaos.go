@@ -107,6 +107,11 @@ func changeChaos(t *txn, fn func(*txn, []*forewarn.ChaosRule) ([]*forewarn.Chaos
 	if err != nil {
 		return err
 	}
+	return putChaos(t, rules)
+}
+
+// putChaos stores the rules in force, to be published after the commit.
+func putChaos(t *txn, rules []*forewarn.ChaosRule) error {
 	b, err := json.Marshal(rules)
 	if err != nil {
 		return err
@@ -116,15 +121,14 @@ func changeChaos(t *txn, fn func(*txn, []*forewarn.ChaosRule) ([]*forewarn.Chaos
 }
 
 // dropChaosOf removes the chaos rules of a deleted scope or VM, so that one
-// created again under its name starts without them (DESIGN.md, invariant 8).
+// created again under its name starts without them (DESIGN.md, invariant
+// 8); it writes nothing if no rule names it.
 func dropChaosOf(t *txn, matches func(*forewarn.ChaosRule) bool) error {
-	b, err := t.Meta(metaChaos)
-	if err != nil || b == nil {
+	rules, err := chaosRules(t, t.now)
+	if err != nil || !slices.ContainsFunc(rules, matches) {
 		return err
 	}
-	return changeChaos(t, func(_ *txn, rules []*forewarn.ChaosRule) ([]*forewarn.ChaosRule, error) {
-		return slices.DeleteFunc(rules, matches), nil
-	})
+	return putChaos(t, slices.DeleteFunc(rules, matches))
 }
 
 // chaosRules reads the rules still in force at now.
