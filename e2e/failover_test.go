@@ -8,8 +8,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -80,14 +78,7 @@ const (
 func TestFailover(t *testing.T) {
 	ctx := context.Background()
 	c := clusterStart(t, clusterBinary(t))
-	dir := t.TempDir()
-	tokenFile, fleetFile := filepath.Join(dir, "token"), filepath.Join(dir, "fleet.yaml")
-	if err := os.WriteFile(tokenFile, []byte("e2e-failover-token\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(fleetFile, []byte(failoverFleet), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tokenFile, fleetFile := replicaFiles(t, "e2e-failover-token", failoverFleet)
 	store := fmt.Sprintf("etcd://%s/failover-%d", c.endpoints(), rand.Int64())
 	replicas := []*server{startReplica(t, store, tokenFile, fleetFile),
 		startReplica(t, store, tokenFile, fleetFile), startReplica(t, store, tokenFile, fleetFile)}

@@ -3,8 +3,6 @@ package e2e
 import (
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,14 +13,7 @@ import (
 // says why; without, it starts a new fleet but warns, and status shows the
 // store with its prefix.
 func TestStorePrefixTypo(t *testing.T) {
-	dir := t.TempDir()
-	tokenFile, fleetFile := filepath.Join(dir, "token"), filepath.Join(dir, "fleet.yaml")
-	if err := os.WriteFile(tokenFile, []byte("e2e-shared-token\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(fleetFile, []byte(replicaFleet), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tokenFile, fleetFile := replicaFiles(t, "e2e-shared-token", replicaFleet)
 	endpoint, n := startEtcd(t), rand.Int64()
 	fleet := fmt.Sprintf("etcd://%s/fw-%d", endpoint, n)
 	typo := fmt.Sprintf("etcd://%s/fwx-%d", endpoint, n)

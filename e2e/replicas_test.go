@@ -41,6 +41,21 @@ func startReplica(t *testing.T, store, tokenFile, fleetFile string, extra ...str
 	return s
 }
 
+// replicaFiles writes the token file replicas share and their fleet file
+// in a temporary directory, and returns their paths.
+func replicaFiles(t *testing.T, token, fleet string) (tokenFile, fleetFile string) {
+	t.Helper()
+	dir := t.TempDir()
+	tokenFile, fleetFile = filepath.Join(dir, "token"), filepath.Join(dir, "fleet.yaml")
+	if err := os.WriteFile(tokenFile, []byte(token+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(fleetFile, []byte(fleet), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return tokenFile, fleetFile
+}
+
 // eventually polls cond every 20 ms until it holds or within passes.
 func eventually(t *testing.T, within time.Duration, what string, cond func() bool) {
 	t.Helper()
@@ -67,14 +82,7 @@ func approveAs(t *testing.T, s *server, addr, id string) {
 // the leader is killed, the other takes the time-driven work over.
 func TestReplicasShareEtcd(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	tokenFile, fleetFile := filepath.Join(dir, "token"), filepath.Join(dir, "fleet.yaml")
-	if err := os.WriteFile(tokenFile, []byte("e2e-shared-token\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(fleetFile, []byte(replicaFleet), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tokenFile, fleetFile := replicaFiles(t, "e2e-shared-token", replicaFleet)
 	store := fmt.Sprintf("etcd://%s/e2e-%d", startEtcd(t), rand.Int64())
 	a := startReplica(t, store, tokenFile, fleetFile, "--replica-id", "hv-a")
 	b := startReplica(t, store, tokenFile, fleetFile, "--replica-id", "hv-b")
@@ -194,14 +202,7 @@ func completed(ctx context.Context, c *admin.Client, id string) bool {
 // from memory, and the admin API and status answer at once or within their
 // bounds, saying the store is unavailable, instead of hanging.
 func TestEtcdOutOfReach(t *testing.T) {
-	dir := t.TempDir()
-	tokenFile, fleetFile := filepath.Join(dir, "token"), filepath.Join(dir, "fleet.yaml")
-	if err := os.WriteFile(tokenFile, []byte("e2e-shared-token\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(fleetFile, []byte(replicaFleet), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	tokenFile, fleetFile := replicaFiles(t, "e2e-shared-token", replicaFleet)
 	stopEtcd, endpoint := startEmbeddedEtcd(t)
 	s := startReplica(t, fmt.Sprintf("etcd://%s/e2e-outage", endpoint), tokenFile, fleetFile, "--replica-id", "hv-a")
 	url := "http://" + s.metaAddr + "/metadata/scheduledevents?api-version=2020-07-01"
