@@ -56,7 +56,7 @@ func parseBaseURL(raw string) (string, error) {
 		s = "http://" + s
 	}
 	u, err := url.Parse(s)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") ||
+	if err != nil || u.Hostname() == "" || (u.Scheme != "http" && u.Scheme != "https") ||
 		u.RawQuery != "" || u.Fragment != "" {
 		return "", forewarn.Errorf(forewarn.ErrInvalid,
 			"admin API address %q is not a URL such as http://127.0.0.1:8170", raw)

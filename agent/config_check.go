@@ -172,7 +172,7 @@ func checkHTTPURL(s string) (*url.URL, error) {
 	if err != nil {
 		return nil, err
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return nil, errors.New("want http:// or https:// and a host")
 	}
 	if p := u.Port(); p != "" {

@@ -125,7 +125,7 @@ func parseEndpoint(s string) (*url.URL, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w %q: %v", ErrInvalidEndpoint, s, err)
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" {
 		return nil, fmt.Errorf("%w %q: want http://host[:port]", ErrInvalidEndpoint, s)
 	}
 	return u, nil

@@ -175,7 +175,7 @@ func TestEndpointResolution(t *testing.T) {
 }
 
 func TestInvalidEndpoint(t *testing.T) {
-	for _, ep := range []string{"ftp://x", "http://", "http://a b:%zz"} {
+	for _, ep := range []string{"ftp://x", "http://", "http://a b:%zz", ":#", "http://:8169"} {
 		_, err := New(WithEndpoint(ep), WithRetry(5, time.Millisecond)).Get(testContext(t))
 		if !errors.Is(err, ErrInvalidEndpoint) {
 			t.Errorf("endpoint %q: err = %v, want ErrInvalidEndpoint", ep, err)
