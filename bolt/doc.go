@@ -9,6 +9,12 @@
 //	vms      one JSON forewarn.VM per lowercased name
 //	events   one JSON forewarn.Event per lowercased id, events in flight only
 //	history  finished events, keyed by a big-endian sequence number
+//	campaigns        one JSON forewarn.Campaign per lowercased id, without
+//	                 its progress
+//	campaign-scopes  the progress of each scope of a campaign, keyed
+//	                 "<id>/<i>", i zero-padded to 8 digits
+//	vms-by-scope, events-by-scope, vms-by-address  the indexes: the key
+//	                 "<group>/<member>", the value the member's key
 //
 // Names and ids are stored lowercased in keys, so they are unique
 // case-insensitively; the records keep the case they were written with.

@@ -11,13 +11,14 @@ import (
 
 // buckets maps each kind of record, and each index, to its bucket.
 var buckets = map[records.Kind][]byte{
-	records.Scopes:        scopesBucket,
-	records.VMs:           vmsBucket,
-	records.Events:        eventsBucket,
-	records.Campaigns:     campaignsBucket,
-	records.VMsByScope:    vmsByScopeBucket,
-	records.EventsByScope: eventsByScopeBucket,
-	records.VMsByAddress:  vmsByAddressBucket,
+	records.Scopes:         scopesBucket,
+	records.VMs:            vmsBucket,
+	records.Events:         eventsBucket,
+	records.Campaigns:      campaignsBucket,
+	records.CampaignScopes: campaignScopesBucket,
+	records.VMsByScope:     vmsByScopeBucket,
+	records.EventsByScope:  eventsByScopeBucket,
+	records.VMsByAddress:   vmsByAddressBucket,
 }
 
 var _ records.Raw = (*tx)(nil)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/segmentio/encoding/json"
 	"go.etcd.io/bbolt"
 
 	"github.com/forewarn/forewarn"
@@ -15,8 +16,10 @@ import (
 // reads. Open refuses a file with a higher version.
 //
 // Version 2 added the buckets of the indexes, which opening a version 1
-// file builds.
-const SchemaVersion = 2
+// file builds. Version 3 keeps a campaign's progress per scope in records
+// of their own (campaign-scopes), which opening an older file moves out of
+// each campaign's record.
+const SchemaVersion = 3
 
 // The buckets of the file, and the meta key of the schema version.
 var (
@@ -26,13 +29,15 @@ var (
 	eventsBucket    = []byte("events")
 	historyBucket   = []byte("history")
 	campaignsBucket = []byte("campaigns")
+	// campaignScopesBucket holds each campaign's progress per scope.
+	campaignScopesBucket = []byte("campaign-scopes")
 
 	vmsByScopeBucket    = []byte("vms-by-scope")
 	eventsByScopeBucket = []byte("events-by-scope")
 	vmsByAddressBucket  = []byte("vms-by-address")
 
 	allBuckets = [][]byte{metaBucket, scopesBucket, vmsBucket, eventsBucket, historyBucket, campaignsBucket,
-		vmsByScopeBucket, eventsByScopeBucket, vmsByAddressBucket}
+		campaignScopesBucket, vmsByScopeBucket, eventsByScopeBucket, vmsByAddressBucket}
 
 	schemaKey = []byte("schema-version")
 )
@@ -57,7 +62,7 @@ func (s *Store) initSchema() error {
 			return writeSchema(btx)
 		case found < SchemaVersion:
 			s.logger.Info("upgrading store", "path", s.path, "from", found, "to", SchemaVersion)
-			if err := buildIndexes(btx); err != nil {
+			if err := upgrade(btx, found); err != nil {
 				return fmt.Errorf("upgrade store from schema %d: %w", found, err)
 			}
 			return writeSchema(btx)
@@ -89,6 +94,41 @@ func checkSchema(btx *bbolt.Tx) (int, error) {
 			found, SchemaVersion)
 	}
 	return found, nil
+}
+
+// upgrade brings a file of schema from to this release's, in the open's
+// transaction.
+func upgrade(btx *bbolt.Tx, from int) error {
+	if from < 2 {
+		if err := buildIndexes(btx); err != nil {
+			return err
+		}
+	}
+	return splitCampaigns(btx)
+}
+
+// splitCampaigns moves the progress of each campaign's scopes, which
+// schemas 1 and 2 kept in the campaign's record, into records of their own.
+func splitCampaigns(btx *bbolt.Tx) error {
+	var campaigns []*forewarn.Campaign
+	err := btx.Bucket(campaignsBucket).ForEach(func(key, data []byte) error {
+		c := new(forewarn.Campaign)
+		if err := json.Unmarshal(data, c); err != nil {
+			return fmt.Errorf("decode campaign %q: %w", key, err)
+		}
+		campaigns = append(campaigns, c)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	t := newTx(btx)
+	for _, c := range campaigns {
+		if err := t.PutCampaign(c); err != nil {
+			return fmt.Errorf("split campaign %q: %w", c.ID, err)
+		}
+	}
+	return nil
 }
 
 // buildIndexes writes the index entries of every VM and event, for a file

@@ -1,11 +1,16 @@
 package bolt
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/segmentio/encoding/json"
 	"go.etcd.io/bbolt"
 
 	"github.com/forewarn/forewarn"
@@ -29,15 +34,15 @@ func schemaVersion(t *testing.T, s *Store) string {
 func TestSchemaWrittenAndKept(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "forewarn.db")
 	s := mustOpenPath(t, path, Options{})
-	if v := schemaVersion(t, s); v != "2" {
-		t.Fatalf("schema version of a new store = %q, want 2", v)
+	if v := schemaVersion(t, s); v != "3" {
+		t.Fatalf("schema version of a new store = %q, want 3", v)
 	}
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
 	s = mustOpenPath(t, path, Options{})
-	if v := schemaVersion(t, s); v != "2" {
-		t.Fatalf("schema version after reopen = %q, want 2", v)
+	if v := schemaVersion(t, s); v != "3" {
+		t.Fatalf("schema version after reopen = %q, want 3", v)
 	}
 }
 
@@ -45,8 +50,8 @@ func TestSchemaInitializesEmptyBoltFile(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "forewarn.db")
 	rawUpdate(t, path, func(*bbolt.Tx) error { return nil })
 	s := mustOpenPath(t, path, Options{})
-	if v := schemaVersion(t, s); v != "2" {
-		t.Fatalf("schema version = %q, want 2", v)
+	if v := schemaVersion(t, s); v != "3" {
+		t.Fatalf("schema version = %q, want 3", v)
 	}
 }
 
@@ -56,8 +61,8 @@ func TestSchemaRefused(t *testing.T) {
 		setup func(tx *bbolt.Tx) error
 		says  []string
 	}{
-		{"newer", setVersion("3"), []string{"version 3", "supports (2)"}},
-		{"much newer", setVersion("17"), []string{"version 17", "supports (2)"}},
+		{"newer", setVersion("4"), []string{"version 4", "supports (3)"}},
+		{"much newer", setVersion("17"), []string{"version 17", "supports (3)"}},
 		{"not a number", setVersion("one"), []string{`"one"`, "not valid"}},
 		{"zero", setVersion("0"), []string{`"0"`, "not valid"}},
 		{"no version", setVersion(""), []string{"no schema version"}},
@@ -118,8 +123,8 @@ func TestSchemaVersionIsReserved(t *testing.T) {
 	if !errors.Is(err, forewarn.ErrInvalid) {
 		t.Fatalf("PutMeta(schema-version) = %v, want ErrInvalid", err)
 	}
-	if v := schemaVersion(t, s); v != "2" {
-		t.Fatalf("schema version = %q, want 2", v)
+	if v := schemaVersion(t, s); v != "3" {
+		t.Fatalf("schema version = %q, want 3", v)
 	}
 }
 
@@ -154,8 +159,8 @@ func TestSchemaUpgradeBuildsIndexes(t *testing.T) {
 		return nil
 	})
 	s := mustOpenPath(t, path, Options{})
-	if v := schemaVersion(t, s); v != "2" {
-		t.Fatalf("schema version after upgrade = %q, want 2", v)
+	if v := schemaVersion(t, s); v != "3" {
+		t.Fatalf("schema version after upgrade = %q, want 3", v)
 	}
 	var web, at []*forewarn.VM
 	var events []*forewarn.Event
@@ -177,5 +182,62 @@ func TestSchemaUpgradeBuildsIndexes(t *testing.T) {
 	}
 	if len(events) != 1 || events[0].ID != "e1" {
 		t.Errorf("Events(web) after upgrade = %v, want e1", events)
+	}
+}
+
+// TestSchemaUpgradeSplitsCampaigns opens a file as schema 2 wrote it, with
+// each campaign's progress inside its record, and reads the campaigns back
+// whole, their progress now in records of their own.
+func TestSchemaUpgradeSplitsCampaigns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "forewarn.db")
+	big := &forewarn.Campaign{ID: "Big", State: forewarn.CampaignRunning, CreatedAt: time.Unix(1, 0).UTC()}
+	for i := range 1200 {
+		big.Scopes = append(big.Scopes, forewarn.ScopeProgress{Scope: fmt.Sprintf("s%d", i), UpdateDomains: 5, Done: i % 6})
+	}
+	small := &forewarn.Campaign{ID: "small", State: forewarn.CampaignDone, CreatedAt: time.Unix(2, 0).UTC(),
+		Scopes: []forewarn.ScopeProgress{{Scope: "web", UpdateDomains: 2, Done: 2,
+			Skipped: []forewarn.SkippedDomain{{UpdateDomain: 1, Reason: "no VMs"}}}}}
+	rawUpdate(t, path, func(tx *bbolt.Tx) error {
+		if err := createBuckets(tx); err != nil {
+			return err
+		}
+		if err := tx.Bucket(metaBucket).Put(schemaKey, []byte("2")); err != nil {
+			return err
+		}
+		for _, c := range []*forewarn.Campaign{big, small} {
+			data, err := json.Marshal(c)
+			if err == nil {
+				err = tx.Bucket(campaignsBucket).Put([]byte(strings.ToLower(c.ID)), data)
+			}
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	s := mustOpenPath(t, path, Options{})
+	if v := schemaVersion(t, s); v != "3" {
+		t.Fatalf("schema version after upgrade = %q, want 3", v)
+	}
+	var got []*forewarn.Campaign
+	if err := s.View(t.Context(), func(tx forewarn.Tx) (err error) {
+		got, err = tx.Campaigns()
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if want := []*forewarn.Campaign{big, small}; !reflect.DeepEqual(got, want) {
+		t.Errorf("campaigns after upgrade differ:\n got %+v\nwant %+v", got, want)
+	}
+	if err := s.db.View(func(tx *bbolt.Tx) error {
+		if n := tx.Bucket(campaignScopesBucket).Stats().KeyN; n != 1201 {
+			t.Errorf("%d progress records, want 1201", n)
+		}
+		if data := tx.Bucket(campaignsBucket).Get([]byte("big")); bytes.Contains(data, []byte(`"s1"`)) {
+			t.Errorf("campaign record still holds its progress: %s", data)
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

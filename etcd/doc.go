@@ -10,15 +10,26 @@
 //	<prefix>/scopes/<name>       one JSON forewarn.Scope per lowercased name
 //	<prefix>/vms/<name>          one JSON forewarn.VM per lowercased name
 //	<prefix>/events/<id>         one JSON forewarn.Event per lowercased id
-//	<prefix>/campaigns/<id>      one JSON forewarn.Campaign per lowercased id
+//	<prefix>/campaigns/<id>      one JSON forewarn.Campaign per lowercased id,
+//	                             without its progress
+//	<prefix>/campaign-scopes/<id>/<i>  the progress of the campaign's scope
+//	                             i (a forewarn.ScopeProgress), i zero-padded
+//	                             to 8 digits
 //	<prefix>/history/<seq>       a finished event, seq zero-padded to 20 digits
 //	<prefix>/seq/history         the last history sequence number
 //	<prefix>/vms-by-scope/<scope>/<vm>          index entries: the key
 //	<prefix>/events-by-scope/<scope>/<id>       names a member, the value
 //	<prefix>/vms-by-address/<address>/<vm>      is its lowercased name
-//	<prefix>/index/history       the JSON list of the history's sequence
-//	                             numbers, oldest first
 //	<prefix>/seq/update          the guard key every Update writes
+//
+// Every write costs the size of its change, never of the fleet: etcd keeps
+// every version of a key until it is compacted, so a value that grows with
+// the fleet and is rewritten per event fills its database. A campaign's
+// write puts only the scopes whose progress moved (and its own key only if
+// its state did); a finished event puts its history entry and the
+// sequence number, and trims the oldest entries with one range delete:
+// their keys sort in the order of their numbers, and entries are only
+// appended at the end and dropped from the front.
 //
 // Names and ids are lowercased in keys, so they are unique
 // case-insensitively; the records keep the case they were written with.
@@ -47,8 +58,11 @@
 // single keys 100 per request.
 //
 // Schema 2 replaced the JSON list of names per kind, which schema 1 kept in
-// <prefix>/index/<kind>, with the index entries above; Open upgrades a
-// schema 1 prefix (every replica must be stopped first).
+// <prefix>/index/<kind>, with the index entries above. Schema 3 moved each
+// campaign's progress out of its key into <prefix>/campaign-scopes/ and
+// dropped <prefix>/index/history, the JSON list of the history's entries
+// that every finished event rewrote. Open upgrades an older prefix (every
+// replica must be stopped first).
 //
 // # One leader
 //

@@ -12,6 +12,11 @@ import (
 
 // AppendHistory adds a finished event under the next sequence number, then
 // deletes the entries older than the newest keep. keep must be at least 1.
+//
+// Entries are only appended at the end and dropped from the front, and
+// their keys sort in the order of their numbers, so that what to drop is
+// one range, deleted in one operation: the write costs the event, not the
+// history.
 func (t *tx) AppendHistory(e *forewarn.Event, keep int) error {
 	if e == nil {
 		return forewarn.Errorf(forewarn.ErrInvalid, "history event is nil")
@@ -26,75 +31,58 @@ func (t *tx) AppendHistory(e *forewarn.Event, keep int) error {
 	if err != nil {
 		return fmt.Errorf("encode history event %q: %w", e.ID, err)
 	}
-	seq, err := t.nextHistorySeq()
+	seq, err := t.lastHistorySeq()
 	if err != nil {
 		return fmt.Errorf("append history event %q: %w", e.ID, err)
 	}
-	seqs, err := readIndex[uint64](t, historyDir)
-	if err != nil {
-		return fmt.Errorf("append history event %q: %w", e.ID, err)
-	}
+	seq++
+	t.kv.put(t.keys.historySeq(), strconv.FormatUint(seq, 10))
 	t.kv.put(t.keys.history(seq), string(data))
-	seqs = append(seqs, seq)
-	if drop := len(seqs) - keep; drop > 0 {
-		for _, old := range seqs[:drop] {
-			t.kv.del(t.keys.history(old))
-		}
-		seqs = slices.Delete(seqs, 0, drop)
+	if seq > uint64(keep) {
+		t.kv.delRange(t.keys.historyDir(), t.keys.history(seq-uint64(keep)+1))
 	}
-	return writeIndex(t, historyDir, seqs)
+	return nil
 }
 
-// historyDir names the index of the history.
-const historyDir = "history"
-
-// nextHistorySeq reads the last history sequence number and writes the
-// next, which it returns.
-func (t *tx) nextHistorySeq() (uint64, error) {
+// lastHistorySeq reads the last history sequence number, 0 if there is none.
+func (t *tx) lastHistorySeq() (uint64, error) {
 	raw, ok, err := t.get1(t.keys.historySeq())
-	if err != nil {
+	if err != nil || !ok {
 		return 0, err
 	}
-	var last uint64
-	if ok {
-		if last, err = strconv.ParseUint(raw, 10, 64); err != nil {
-			return 0, fmt.Errorf("history sequence %q is not valid: %w", raw, err)
-		}
+	last, err := strconv.ParseUint(raw, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("history sequence %q is not valid: %w", raw, err)
 	}
-	t.kv.put(t.keys.historySeq(), strconv.FormatUint(last+1, 10))
-	return last + 1, nil
+	return last, nil
 }
 
 // History returns up to limit finished events, newest first; all of them if
-// limit is 0 or less.
+// limit is 0 or less. It reads the range of the newest limit numbers.
 func (t *tx) History(limit int) ([]*forewarn.Event, error) {
-	seqs, err := readIndex[uint64](t, historyDir)
+	if err := t.readable(); err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
+	}
+	last, err := t.lastHistorySeq()
 	if err != nil {
 		return nil, fmt.Errorf("read history: %w", err)
 	}
-	if limit > 0 && limit < len(seqs) {
-		seqs = seqs[len(seqs)-limit:]
+	from := t.keys.historyDir()
+	if limit > 0 && last > uint64(limit) {
+		from = t.keys.history(last - uint64(limit) + 1)
 	}
-	slices.Reverse(seqs)
-	entryKeys := make([]string, len(seqs))
-	for i, seq := range seqs {
-		entryKeys[i] = t.keys.history(seq)
-	}
-	vals, err := t.kv.get(entryKeys...)
-	if err != nil {
-		return nil, fmt.Errorf("read history: %w", err)
-	}
-	out := make([]*forewarn.Event, 0, len(seqs))
-	for i, key := range entryKeys {
-		data, ok := vals[key]
-		if !ok {
-			return nil, fmt.Errorf("read history: index lists entry %d but it is missing", seqs[i])
-		}
+	var out []*forewarn.Event
+	err = t.kv.scan(from, t.keys.history(last+1), func(key, data string) (bool, error) {
 		e := new(forewarn.Event)
 		if err := json.Unmarshal([]byte(data), e); err != nil {
-			return nil, fmt.Errorf("decode history entry %d: %w", seqs[i], err)
+			return false, fmt.Errorf("decode history entry %s: %w", key[len(t.keys.historyDir()):], err)
 		}
 		out = append(out, e)
+		return true, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("read history: %w", err)
 	}
+	slices.Reverse(out)
 	return out, nil
 }

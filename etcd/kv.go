@@ -29,6 +29,9 @@ type kv interface {
 	scan(from, end string, fn func(key, value string) (bool, error)) error
 	put(key, value string)
 	del(key string)
+	// delRange deletes the keys from from up to end (excluded): one
+	// operation of the commit however many keys it deletes.
+	delRange(from, end string)
 }
 
 // read is a value read, with the revision of its last change (0 if the key
@@ -171,8 +174,9 @@ func (s *snapshot) opts() []clientv3.OpOption {
 	return []clientv3.OpOption{clientv3.WithRev(s.rev)}
 }
 
-func (s *snapshot) put(string, string) { panic("etcd: write through a snapshot") }
-func (s *snapshot) del(string)         { panic("etcd: write through a snapshot") }
+func (s *snapshot) put(string, string)      { panic("etcd: write through a snapshot") }
+func (s *snapshot) del(string)              { panic("etcd: write through a snapshot") }
+func (s *snapshot) delRange(string, string) { panic("etcd: write through a snapshot") }
 
 // optimistic is the kv of an Update: it reads through a snapshot (its own
 // writes first) and keeps its writes until commit. Every Update writes the
@@ -185,7 +189,15 @@ type optimistic struct {
 	writes map[string]string // "" deletes
 	order  []string          // keys in the order first written
 	pinned []string          // keys commit must find as they were read
+	// erased are the ranges delRange deleted, less the keys written since:
+	// etcd refuses a transaction that puts a key in a range it deletes.
+	erased []keyRange
 }
+
+// keyRange is the keys from from up to end (excluded).
+type keyRange struct{ from, end string }
+
+func (r keyRange) has(key string) bool { return key >= r.from && key < r.end }
 
 func newOptimistic(client *clientv3.Client, ctx context.Context) *optimistic {
 	return &optimistic{snapshot: snapshot{client: client, ctx: ctx}, writes: make(map[string]string)}
@@ -205,9 +217,16 @@ func (o *optimistic) get(keys ...string) (map[string]string, error) {
 	for _, k := range keys {
 		if v, ok := o.writes[k]; ok && v != "" {
 			out[k] = v
+		} else if !ok && o.isErased(k) {
+			delete(out, k)
 		}
 	}
 	return out, nil
+}
+
+// isErased reports whether delRange deleted the key.
+func (o *optimistic) isErased(key string) bool {
+	return slices.ContainsFunc(o.erased, func(r keyRange) bool { return r.has(key) })
 }
 
 // scan merges the transaction's own writes in the range into the
@@ -247,6 +266,8 @@ func (o *optimistic) scan(from, end string, fn func(key, value string) (bool, er
 				return true, nil
 			}
 			value = v
+		} else if o.isErased(key) {
+			return true, nil
 		}
 		more, err := fn(key, value)
 		stopped = !more
@@ -262,11 +283,44 @@ func (o *optimistic) scan(from, end string, fn func(key, value string) (bool, er
 func (o *optimistic) put(key, value string) { o.write(key, value) }
 func (o *optimistic) del(key string)        { o.write(key, "") }
 
+// write buffers a put, or a delete if value is "". A key in an erased
+// range is cut out of it: the range's delete then leaves the key to this
+// write.
 func (o *optimistic) write(key, value string) {
 	if _, ok := o.writes[key]; !ok {
 		o.order = append(o.order, key)
 	}
 	o.writes[key] = value
+	for i := 0; i < len(o.erased); i++ {
+		if r := o.erased[i]; r.has(key) {
+			o.erased = slices.Replace(o.erased, i, i+1, keyRange{r.from, key}, keyRange{key + "\x00", r.end})
+			i++
+		}
+	}
+}
+
+// delRange buffers the delete of a range; the keys written in it before are
+// dropped from the commit, since the range's delete covers them. Ranges
+// that overlap are merged into one.
+func (o *optimistic) delRange(from, end string) {
+	if from >= end {
+		return
+	}
+	r := keyRange{from, end}
+	for k := range o.writes {
+		if r.has(k) {
+			delete(o.writes, k)
+		}
+	}
+	o.order = slices.DeleteFunc(o.order, r.has)
+	o.erased = slices.DeleteFunc(o.erased, func(e keyRange) bool {
+		if e.from > r.end || r.from > e.end {
+			return false
+		}
+		r = keyRange{min(e.from, r.from), max(e.end, r.end)}
+		return true
+	})
+	o.erased = append(o.erased, r)
 }
 
 // pin reads key and makes commit fail if it changes (or goes) before then:
@@ -291,7 +345,12 @@ func (o *optimistic) commit(guard string) (ok bool, err error) {
 	for _, k := range o.pinned {
 		cmps = append(cmps, clientv3.Compare(clientv3.ModRevision(k), "=", o.cache[k].modRev))
 	}
-	ops := make([]clientv3.Op, 0, len(o.order)+1)
+	ops := make([]clientv3.Op, 0, len(o.erased)+len(o.order)+1)
+	for _, r := range o.erased {
+		if r.from < r.end {
+			ops = append(ops, clientv3.OpDelete(r.from, clientv3.WithRange(r.end)))
+		}
+	}
 	for _, k := range o.order {
 		if v := o.writes[k]; v != "" {
 			ops = append(ops, clientv3.OpPut(k, v))

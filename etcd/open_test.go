@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -38,8 +41,8 @@ func TestSchemaWrittenAndKept(t *testing.T) {
 			v, err = tx.Meta("schema-version")
 			return err
 		})
-		if err != nil || string(v) != "2" {
-			t.Fatalf("schema version = %q, %v; want 2", v, err)
+		if err != nil || string(v) != "3" {
+			t.Fatalf("schema version = %q, %v; want 3", v, err)
 		}
 	}
 }
@@ -51,7 +54,7 @@ func TestSchemaRefused(t *testing.T) {
 		value string
 		says  string
 	}{
-		{"newer", "/meta/schema-version", "=3", "supports (2)"},
+		{"newer", "/meta/schema-version", "=4", "supports (3)"},
 		{"not a number", "/meta/schema-version", "=one", "not valid"},
 		{"foreign data", "/vms/web-0", `{"name":"web-0"}`, "no schema version"},
 	}
@@ -97,8 +100,8 @@ func TestSchemaUpgradeBuildsIndexes(t *testing.T) {
 		if err := errors.Join(err1, err2, err3, err4); err != nil {
 			return err
 		}
-		if string(version) != "2" {
-			t.Errorf("schema version after upgrade = %q, want 2", version)
+		if string(version) != "3" {
+			t.Errorf("schema version after upgrade = %q, want 3", version)
 		}
 		if len(s1) != 50 || s1[0].Name != "vm-001" || s1[49].Name != "vm-148" {
 			t.Errorf("VMs(s1) after upgrade: %d VMs, want 50 from vm-001 to vm-148", len(s1))
@@ -118,6 +121,80 @@ func TestSchemaUpgradeBuildsIndexes(t *testing.T) {
 	if err != nil || len(resp.Kvs) != 0 {
 		t.Errorf("schema 1's list of VM names is still there after the upgrade (%v)", err)
 	}
+}
+
+// TestSchemaUpgradeSplitsCampaigns opens a prefix as schema 2 wrote it: a
+// campaign's progress in its key, large enough that moving it out takes
+// several batches, and the history listed in one JSON value. It reads the
+// campaigns and the history back as they were, without the old keys, and
+// appends to the history.
+func TestSchemaUpgradeSplitsCampaigns(t *testing.T) {
+	prefix := newPrefix()
+	rawPut(t, prefix+"/meta/schema-version", "=2")
+	big := &forewarn.Campaign{ID: "Big", State: forewarn.CampaignRunning, CreatedAt: time.Unix(1, 0).UTC()}
+	for i := range 450 {
+		big.Scopes = append(big.Scopes, forewarn.ScopeProgress{Scope: fmt.Sprintf("s%d", i), UpdateDomains: 5, Done: i % 6})
+	}
+	small := &forewarn.Campaign{ID: "small", State: forewarn.CampaignDone, CreatedAt: time.Unix(2, 0).UTC(),
+		Scopes: []forewarn.ScopeProgress{{Scope: "web", UpdateDomains: 2, Done: 2,
+			Skipped: []forewarn.SkippedDomain{{UpdateDomain: 1, Reason: "no VMs"}}}}}
+	rawPut(t, prefix+"/campaigns/big", mustJSON(t, big))
+	rawPut(t, prefix+"/campaigns/small", mustJSON(t, small))
+	for seq := 3; seq <= 5; seq++ {
+		rawPut(t, fmt.Sprintf("%s/history/%020d", prefix, seq), fmt.Sprintf(`{"id":"h%d"}`, seq))
+	}
+	rawPut(t, prefix+"/index/history", "[3,4,5]")
+	rawPut(t, prefix+"/seq/history", "5")
+
+	s := mustOpen(t, prefix)
+	var campaigns []*forewarn.Campaign
+	var history []*forewarn.Event
+	err := s.View(t.Context(), func(tx forewarn.Tx) error {
+		var err1, err2 error
+		campaigns, err1 = tx.Campaigns()
+		history, err2 = tx.History(0)
+		return errors.Join(err1, err2)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []*forewarn.Campaign{big, small}; !reflect.DeepEqual(campaigns, want) {
+		t.Errorf("campaigns after upgrade differ:\n got %+v\nwant %+v", campaigns, want)
+	}
+	if ids := eventIDs(history); !slices.Equal(ids, []string{"h5", "h4", "h3"}) {
+		t.Errorf("history after upgrade = %v, want h5 h4 h3", ids)
+	}
+	resp, err := s.Client().Get(t.Context(), prefix+"/campaign-scopes/", clientv3.WithPrefix(), clientv3.WithCountOnly())
+	if err != nil || resp.Count != 451 {
+		t.Errorf("%d progress keys after upgrade (%v), want 451", resp.Count, err)
+	}
+	for _, gone := range []string{"/index/history"} {
+		if resp, err := s.Client().Get(t.Context(), prefix+gone); err != nil || len(resp.Kvs) != 0 {
+			t.Errorf("%s is still there after the upgrade (%v)", gone, err)
+		}
+	}
+	if resp, err := s.Client().Get(t.Context(), prefix+"/campaigns/big"); err != nil || strings.Contains(string(resp.Kvs[0].Value), `"s1"`) {
+		t.Errorf("campaign key still holds its progress (%v)", err)
+	}
+	err = s.Update(t.Context(), func(tx forewarn.Tx) error { return tx.AppendHistory(&forewarn.Event{ID: "h6"}, 2) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.View(t.Context(), func(tx forewarn.Tx) (err error) {
+		history, err = tx.History(0)
+		return err
+	})
+	if ids := eventIDs(history); err != nil || !slices.Equal(ids, []string{"h6", "h5"}) {
+		t.Errorf("history after an append keeping 2 = %v (%v), want h6 h5", ids, err)
+	}
+}
+
+func eventIDs(events []*forewarn.Event) []string {
+	var out []string
+	for _, e := range events {
+		out = append(out, e.ID)
+	}
+	return out
 }
 
 func mustJSON(t *testing.T, v any) string {

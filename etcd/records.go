@@ -1,10 +1,8 @@
 package etcd
 
 import (
-	"fmt"
 	"strings"
 
-	"github.com/segmentio/encoding/json"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/forewarn/forewarn/internal/records"
@@ -13,13 +11,14 @@ import (
 // dirs maps each kind of record, and each index, to the directory of its
 // keys.
 var dirs = map[records.Kind]string{
-	records.Scopes:        "scopes",
-	records.VMs:           "vms",
-	records.Events:        "events",
-	records.Campaigns:     "campaigns",
-	records.VMsByScope:    "vms-by-scope",
-	records.EventsByScope: "events-by-scope",
-	records.VMsByAddress:  "vms-by-address",
+	records.Scopes:         "scopes",
+	records.VMs:            "vms",
+	records.Events:         "events",
+	records.Campaigns:      "campaigns",
+	records.CampaignScopes: "campaign-scopes",
+	records.VMsByScope:     "vms-by-scope",
+	records.EventsByScope:  "events-by-scope",
+	records.VMsByAddress:   "vms-by-address",
 }
 
 var _ records.Raw = (*tx)(nil)
@@ -91,31 +90,4 @@ func (t *tx) RawDelete(k records.Kind, key string) (bool, error) {
 	}
 	t.kv.del(recordKey)
 	return true, nil
-}
-
-// readIndex reads a JSON index, such as the history's; an unset index is
-// empty.
-func readIndex[E any](t *tx, dir string) ([]E, error) {
-	data, ok, err := t.get1(t.keys.index(dir))
-	if err != nil || !ok {
-		return nil, err
-	}
-	var members []E
-	if err := json.Unmarshal([]byte(data), &members); err != nil {
-		return nil, fmt.Errorf("decode index %s: %w", dir, err)
-	}
-	return members, nil
-}
-
-// writeIndex replaces a JSON index.
-func writeIndex[E any](t *tx, dir string, members []E) error {
-	if members == nil {
-		members = []E{} // "[]", not "null": values are never empty
-	}
-	data, err := json.Marshal(members)
-	if err != nil {
-		return fmt.Errorf("encode index %s: %w", dir, err)
-	}
-	t.kv.put(t.keys.index(dir), string(data))
-	return nil
 }

@@ -16,8 +16,11 @@ import (
 //
 // Version 2 replaced the JSON list of each kind's names with index keys
 // (the VMs and events of each scope, the VMs of each address) and range
-// reads; opening a version 1 prefix upgrades it.
-const SchemaVersion = 2
+// reads. Version 3 keeps each campaign's progress per scope in keys of
+// their own and reads the history as a range, without the JSON list of its
+// entries that every finished event rewrote. Opening an older prefix
+// upgrades it.
+const SchemaVersion = 3
 
 // schemaKey is the meta key of the schema version.
 const schemaKey = "schema-version"

@@ -86,7 +86,10 @@ func (k keys) meta(key string) string { return k.prefix + "/" + metaDir + "/" + 
 
 // history is the key of history entry seq: zero-padded, so that keys sort
 // in the order of their numbers.
-func (k keys) history(seq uint64) string { return fmt.Sprintf("%s/history/%020d", k.prefix, seq) }
+func (k keys) history(seq uint64) string { return fmt.Sprintf("%s%020d", k.historyDir(), seq) }
+
+// historyDir begins the keys of the history's entries.
+func (k keys) historyDir() string { return k.prefix + "/history/" }
 
 // updateGuard is the key every Update writes, so that a commit can check
 // that no other Update committed since its reads.

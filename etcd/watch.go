@@ -114,7 +114,7 @@ func (s *Store) changeOf(events []*clientv3.Event) *change {
 		switch {
 		case dir == metaDir && rest != schemaKey && !slices.Contains(c.Meta, rest):
 			c.Meta = append(c.Meta, rest)
-		case dir == dirs[records.Campaigns]:
+		case dir == dirs[records.Campaigns] || dir == dirs[records.CampaignScopes]:
 			c.Campaigns = true
 		}
 		if ev.Type == clientv3.EventTypePut {

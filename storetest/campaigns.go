@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"errors"
+	"fmt"
 	"reflect"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 var campaignTests = []testCase{
 	{"Campaign/PutGet", testCampaignPutGet},
 	{"Campaign/Order", testCampaignOrder},
+	{"Campaign/Progress", testCampaignProgress},
 }
 
 func newCampaign(id string, created time.Time) *forewarn.Campaign {
@@ -57,5 +59,44 @@ func testCampaignOrder(t *testing.T, s forewarn.Store) {
 	all := read(t, s, func(tx forewarn.Tx) ([]*forewarn.Campaign, error) { return tx.Campaigns() })
 	if got := names(all, func(c *forewarn.Campaign) string { return c.ID }); !reflect.DeepEqual(got, []string{"c", "b", "a"}) {
 		t.Fatalf("order %v", got)
+	}
+}
+
+// testCampaignProgress writes a campaign's progress as it moves, grows and
+// shrinks, in one transaction and across several, and reads back what was
+// written last, also within the transaction that wrote it.
+func testCampaignProgress(t *testing.T, s forewarn.Store) {
+	c := newCampaign("p", at(0))
+	for i := range 12 {
+		c.Scopes = append(c.Scopes, forewarn.ScopeProgress{Scope: fmt.Sprintf("s%02d", i), UpdateDomains: 3})
+	}
+	update(t, s, func(tx forewarn.Tx) error { return tx.PutCampaign(c) })
+	steps := []func(c *forewarn.Campaign){
+		func(c *forewarn.Campaign) { c.Scopes[3].Done, c.Scopes[3].Event = 1, "e3" },
+		func(c *forewarn.Campaign) {
+			c.Scopes[12].Skipped = []forewarn.SkippedDomain{{UpdateDomain: 0, Reason: "no VMs"}}
+		},
+		func(c *forewarn.Campaign) { c.Scopes = c.Scopes[:5] },
+		func(c *forewarn.Campaign) { c.State = forewarn.CampaignPaused },
+		func(c *forewarn.Campaign) {
+			c.Scopes = append(c.Scopes, forewarn.ScopeProgress{Scope: "late", UpdateDomains: 1, Done: 1})
+		},
+	}
+	for i, step := range steps {
+		step(c)
+		update(t, s, func(tx forewarn.Tx) error {
+			if err := tx.PutCampaign(c); err != nil {
+				return err
+			}
+			got, err := tx.Campaign("P")
+			if err == nil && !reflect.DeepEqual(got, c) {
+				t.Errorf("step %d, within the transaction: got %+v, want %+v", i, got, c)
+			}
+			return err
+		})
+		got := read(t, s, func(tx forewarn.Tx) (*forewarn.Campaign, error) { return tx.Campaign("p") })
+		if !reflect.DeepEqual(got, c) {
+			t.Fatalf("step %d: got %+v, want %+v", i, got, c)
+		}
 	}
 }

@@ -23,6 +23,10 @@ const (
 	VMs       Kind = "VM"
 	Events    Kind = "event"
 	Campaigns Kind = "campaign"
+	// CampaignScopes is a campaign's progress in one scope, a record of its
+	// own (CampaignScopeKey), so that a campaign's write costs the scopes
+	// that moved, not the campaign.
+	CampaignScopes Kind = "campaign scope"
 )
 
 // The indexes. An entry's key is "<group>/<member>" and its value the
@@ -38,7 +42,7 @@ const (
 // Kinds are the kinds of record, and Indexes the indexes, as a store lays
 // out its buckets or directories.
 var (
-	Kinds   = []Kind{Scopes, VMs, Events, Campaigns}
+	Kinds   = []Kind{Scopes, VMs, Events, Campaigns, CampaignScopes}
 	Indexes = []Kind{VMsByScope, EventsByScope, VMsByAddress}
 )
 
