@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -320,13 +321,20 @@ func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
 // fits is kept for the campaigns that follow.
 func (f *Fabric) updateCampaigns(ctx context.Context, fn func(*txn) error) error {
 	for {
-		err := f.update(ctx, fn)
 		batch := f.advanceBatch.Load()
+		err := f.update(ctx, fn)
 		if !errors.Is(err, forewarn.ErrTooLarge) || batch <= 1 {
 			return err
 		}
-		f.advanceBatch.CompareAndSwap(batch, batch/2)
-		f.log.Warn("a campaign's transaction is too large for the store: scheduling fewer scopes a transaction"+
-			" (raise etcd's --max-txn-ops for larger ones)", "scopes", batch/2, "err", err)
+		f.shrink(&f.advanceBatch, batch, "scopes of a campaign", err)
+	}
+}
+
+// shrink halves a batch size that made a transaction too large for the
+// store (etcd's --max-txn-ops), unless another transaction did already.
+func (f *Fabric) shrink(size *atomic.Int64, was int64, what string, err error) {
+	if was > 1 && size.CompareAndSwap(was, was/2) {
+		f.log.Info("a transaction was too large for the store: taking fewer "+what+" a transaction"+
+			" (etcd's --max-txn-ops bounds it)", "batch", was/2, "err", err)
 	}
 }

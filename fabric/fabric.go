@@ -78,8 +78,10 @@ type Fabric struct {
 	leading  atomic.Bool // runs the time-driven work
 
 	// advanceBatch is how many scopes an advance of a campaign schedules
-	// at most: advanceBatch, halved while the store finds it too large.
-	advanceBatch atomic.Int64
+	// at most, and dueBatch how many due events a transaction starts or
+	// completes: the constants of the same names, halved while the store
+	// finds a transaction too large (shrink).
+	advanceBatch, dueBatch atomic.Int64
 	// campaignsDue says the campaigns may move on: an event ended, a
 	// campaign or a scope changed, here or on another replica. The
 	// scheduler advances them only then, as an advance reads every scope
@@ -129,6 +131,7 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 		acts:         actuations{running: map[runKey]context.CancelFunc{}, wanted: map[runKey]bool{}},
 	}
 	f.advanceBatch.Store(advanceBatch)
+	f.dueBatch.Store(dueBatch)
 	f.campaignsDue.Store(true)
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -182,3 +182,65 @@ func (t campaignReadsTx) Campaigns() ([]*forewarn.Campaign, error) {
 	t.n.Add(1)
 	return t.Tx.Campaigns()
 }
+
+// TestDueBatchShrinksToTheStore checks that due events that make too large
+// a transaction for the store (etcd's --max-txn-ops) start in smaller
+// batches, not one transaction each, and that the size that fits is kept.
+func TestDueBatchShrinksToTheStore(t *testing.T) {
+	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
+	manyScopes(h, 300)
+	startCampaign(h, forewarn.CampaignSpec{Type: forewarn.Freeze, All: true, ParallelScopes: 300})
+	events, _, err := h.f.Events(h.ctx, forewarn.EventQuery{})
+	if err != nil || len(events) != 300 {
+		t.Fatalf("%d events, %v; want 300", len(events), err)
+	}
+	bounded := &boundedStore{Store: h.store, maxWrites: 50}
+	f, err := New(h.ctx, Config{Store: bounded, Clock: h.clock, AlwaysEnabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(events[0].NotBefore.Sub(h.clock.Now()))
+	if _, err := f.Tick(h.ctx); err != nil {
+		t.Fatal(err)
+	}
+	started, _, err := h.f.Events(h.ctx, forewarn.EventQuery{Status: forewarn.Started})
+	if err != nil || len(started) != 300 {
+		t.Fatalf("%d events started, %v; want 300", len(started), err)
+	}
+	// 256, 128 and 64 are refused, and 32 fit: 3 refused and 10 that commit.
+	if size, n := f.dueBatch.Load(), bounded.updates.Load(); size != 32 || n > 20 {
+		t.Errorf("due batch %d after %d transactions, want 32 after at most 20", size, n)
+	}
+}
+
+// boundedStore refuses, as too large, a transaction that writes more than
+// maxWrites events.
+type boundedStore struct {
+	forewarn.Store
+	maxWrites int
+	updates   atomic.Int64
+}
+
+func (s *boundedStore) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
+	s.updates.Add(1)
+	return s.Store.Update(ctx, func(tx forewarn.Tx) error {
+		counted := &eventWrites{Tx: tx}
+		if err := fn(counted); err != nil {
+			return err
+		}
+		if counted.writes > s.maxWrites {
+			return fmt.Errorf("%d event writes: %w", counted.writes, forewarn.ErrTooLarge)
+		}
+		return nil
+	})
+}
+
+type eventWrites struct {
+	forewarn.Tx
+	writes int
+}
+
+func (t *eventWrites) PutEvent(e *forewarn.Event) error {
+	t.writes++
+	return t.Tx.PutEvent(e)
+}

@@ -34,20 +34,32 @@ func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 	return p.next, errors.Join(errs...)
 }
 
-// runDue starts or completes the due events, dueBatch a transaction, or
-// each in a transaction of its own if their batch fails, so that one that
-// fails holds up no other.
+// runDue starts or completes the due events, a batch a transaction
+// (dueBatch, smaller while the store finds the transaction too large), or
+// each in a transaction of its own if their batch fails otherwise, so that
+// one that fails holds up no other.
 func (f *Fabric) runDue(ctx context.Context, due []string) []error {
 	var errs []error
-	for batch := range slices.Chunk(due, dueBatch) {
-		if len(batch) > 1 && f.dueAll(ctx, batch) == nil {
-			continue
+	for len(due) > 0 {
+		size := f.dueBatch.Load()
+		batch := due[:min(len(due), int(size))]
+		if len(batch) > 1 {
+			err := f.dueAll(ctx, batch)
+			if errors.Is(err, forewarn.ErrTooLarge) {
+				f.shrink(&f.dueBatch, size, "due events", err)
+				continue
+			}
+			if err == nil {
+				due = due[len(batch):]
+				continue
+			}
 		}
 		for _, id := range batch {
 			if err := f.dueAll(ctx, []string{id}); err != nil {
 				errs = append(errs, fmt.Errorf("event %s: %w", id, err))
 			}
 		}
+		due = due[len(batch):]
 	}
 	return errs
 }
