@@ -129,11 +129,10 @@ func settle(t *txn, p *forewarn.ScopeProgress) error {
 	if p.Event == "" {
 		return nil
 	}
-	_, err := t.Event(p.Event)
-	if errors.Is(err, forewarn.ErrNotFound) {
+	live, err := t.isLive(p.Event)
+	if err == nil && !live {
 		p.Event = ""
 		p.Done++
-		return nil
 	}
 	return err
 }

@@ -25,8 +25,15 @@ type txn struct {
 
 	// vms are the VMs of each scope this transaction read, kept until it
 	// writes one of them: a campaign reads a scope's VMs to pick an update
-	// domain and again to publish it.
-	vms map[string][]*forewarn.VM
+	// domain and again to publish it. scopeEvents are the events of each
+	// scope read, kept until one of the scope's events is written. On
+	// etcd, each read of a scope's records is a round trip or two.
+	vms      map[string][]*forewarn.VM
+	eventsOf map[string][]*forewarn.Event
+	// live are the ids of every event in flight, read at the first
+	// isLive and kept up to date by PutEvent and DeleteEvent: a campaign
+	// checks the event of each of its scopes in one read, not one each.
+	live map[string]bool
 
 	// eventScopes are the scopes whose events this tx wrote, published or
 	// not: the scheduler follows every change of an event (pending).
@@ -60,6 +67,7 @@ func newTxn(tx forewarn.Tx, now time.Time, historyKeep int) *txn {
 		touched:     map[string]string{},
 		deleted:     map[string]string{},
 		vms:         map[string][]*forewarn.VM{},
+		eventsOf:    map[string][]*forewarn.Event{},
 		eventScopes: map[string]string{},
 	}
 }
@@ -68,6 +76,10 @@ func newTxn(tx forewarn.Tx, now time.Time, historyKeep int) *txn {
 func (t *txn) PutEvent(e *forewarn.Event) error {
 	if e != nil {
 		t.eventScopes[strings.ToLower(e.Scope)] = e.Scope
+		delete(t.eventsOf, strings.ToLower(e.Scope))
+		if t.live != nil {
+			t.live[strings.ToLower(e.ID)] = true
+		}
 	}
 	return t.Tx.PutEvent(e)
 }
@@ -76,9 +88,59 @@ func (t *txn) PutEvent(e *forewarn.Event) error {
 func (t *txn) DeleteEvent(id string) error {
 	if e, err := t.Tx.Event(id); err == nil {
 		t.eventScopes[strings.ToLower(e.Scope)] = e.Scope
+		delete(t.eventsOf, strings.ToLower(e.Scope))
 	}
+	delete(t.live, strings.ToLower(id))
 	t.eventEnded = true
 	return t.Tx.DeleteEvent(id)
+}
+
+// Events returns the events in flight of scope, or of every scope if scope
+// is "". A scope's are read once until one of them is written, and
+// returned as copies, as the store returns them.
+func (t *txn) Events(scope string) ([]*forewarn.Event, error) {
+	if scope == "" {
+		return t.Tx.Events("")
+	}
+	key := strings.ToLower(scope)
+	events, ok := t.eventsOf[key]
+	if !ok {
+		var err error
+		if events, err = t.Tx.Events(scope); err != nil {
+			return nil, err
+		}
+		t.eventsOf[key] = events
+	}
+	return copyEvents(events), nil
+}
+
+// isLive reports whether the event with the id is in flight.
+func (t *txn) isLive(id string) (bool, error) {
+	if t.live == nil {
+		events, err := t.Tx.Events("")
+		if err != nil {
+			return false, err
+		}
+		t.live = make(map[string]bool, len(events))
+		for _, e := range events {
+			t.live[strings.ToLower(e.ID)] = true
+		}
+	}
+	return t.live[strings.ToLower(id)], nil
+}
+
+// copyEvents returns deep copies of events.
+func copyEvents(events []*forewarn.Event) []*forewarn.Event {
+	out := make([]*forewarn.Event, len(events))
+	for i, e := range events {
+		c := *e
+		c.Resources = slices.Clone(e.Resources)
+		c.Actuated = slices.Clone(e.Actuated)
+		c.Failed = slices.Clone(e.Failed)
+		c.Deleted = slices.Clone(e.Deleted)
+		out[i] = &c
+	}
+	return out
 }
 
 // VMs returns the VMs of scope, or of every scope if scope is "". A
