@@ -32,6 +32,8 @@ type kv interface {
 	// delRange deletes the keys from from up to end (excluded): one
 	// operation of the commit however many keys it deletes.
 	delRange(from, end string)
+	// revision is the revision reads are made at, 0 before the first.
+	revision() int64
 }
 
 // read is a value read, with the revision of its last change (0 if the key
@@ -165,6 +167,8 @@ func electing(err error) bool {
 	}
 	return false
 }
+
+func (s *snapshot) revision() int64 { return s.rev }
 
 // opts pins reads after the first to its revision.
 func (s *snapshot) opts() []clientv3.OpOption {

@@ -32,6 +32,10 @@ func newTx(kv kv, k keys, writable bool) *tx {
 	return t
 }
 
+// Revision returns the etcd revision the transaction reads at; 0 before
+// its first read.
+func (t *tx) Revision() int64 { return t.kv.revision() }
+
 // close marks the tx as done.
 func (t *tx) close() { t.closed = true }
 

@@ -37,6 +37,15 @@ func (s *Store) Watch(ctx context.Context) <-chan forewarn.Change {
 	return out
 }
 
+// WatchAfter is Watch from the revision after rev: it sends what changed
+// since a read at rev (a transaction's Revision), so that a replica that
+// read the whole fleet need not read it again to catch up.
+func (s *Store) WatchAfter(ctx context.Context, rev int64) <-chan forewarn.Change {
+	out := make(chan forewarn.Change)
+	go s.watch(ctx, rev+1, out)
+	return out
+}
+
 // watch runs the watch from revision next, again after failures, until ctx
 // ends or the client closes.
 func (s *Store) watch(ctx context.Context, next int64, out chan<- forewarn.Change) {

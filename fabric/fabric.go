@@ -72,6 +72,12 @@ type Fabric struct {
 	// (publishLapsed).
 	shownEnabled map[string]*forewarn.Scope
 	wake         chan struct{}
+	// wholeRead is the last read of every scope, while nothing was
+	// published since (PublishTo hands it on rather than read again), and
+	// readRev the store revision it read at, if the store tells it (follow
+	// watches from there rather than read again); f.mu guards both.
+	wholeRead *txn
+	readRev   int64
 
 	enabling enabling
 	acts     actuations
@@ -228,6 +234,7 @@ func (f *Fabric) keepEvents(key string, s scopeEvents) {
 // publisher, the metrics and the scheduler (inFlight, which keeps the
 // newest incarnation, as the metadata endpoint does); f.mu is held.
 func (f *Fabric) publish(t *txn) {
+	f.wholeRead = nil
 	for _, name := range t.removed {
 		delete(f.published, strings.ToLower(name))
 		delete(f.inFlight, strings.ToLower(name))
@@ -299,6 +306,10 @@ func (f *Fabric) PublishTo(ctx context.Context, p forewarn.Publisher) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.publisher = p
+	if t := f.wholeRead; t != nil { // New's, and nothing changed here since
+		f.publish(t)
+		return nil
+	}
 	return f.publishAll(ctx)
 }
 

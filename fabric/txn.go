@@ -34,6 +34,8 @@ type txn struct {
 	// isLive and kept up to date by PutEvent and DeleteEvent: a campaign
 	// checks the event of each of its scopes in one read, not one each.
 	live map[string]bool
+	// scopesRead are the scopes readAll read, by lowercased name.
+	scopesRead map[string]*forewarn.Scope
 
 	// eventScopes are the scopes whose events this tx wrote, published or
 	// not: the scheduler follows every change of an event (pending).
@@ -93,6 +95,70 @@ func (t *txn) DeleteEvent(id string) error {
 	delete(t.live, strings.ToLower(id))
 	t.eventEnded = true
 	return t.Tx.DeleteEvent(id)
+}
+
+// readAll reads every scope, VM and event in flight into the caches, in
+// three reads of a range each (on etcd, a page of 500 keys a round trip),
+// rather than three reads a scope, and returns the names of the scopes.
+// It is for a transaction that reads the whole fleet and writes nothing.
+func (t *txn) readAll() ([]string, error) {
+	scopes, err := t.Tx.Scopes()
+	if err != nil {
+		return nil, err
+	}
+	vms, err := t.Tx.VMs("")
+	if err != nil {
+		return nil, err
+	}
+	events, err := t.Tx.Events("")
+	if err != nil {
+		return nil, err
+	}
+	t.scopesRead = make(map[string]*forewarn.Scope, len(scopes))
+	names := make([]string, len(scopes))
+	for i, s := range scopes {
+		key := strings.ToLower(s.Name)
+		t.scopesRead[key], names[i] = s, s.Name
+		t.vms[key], t.eventsOf[key] = []*forewarn.VM{}, []*forewarn.Event{}
+	}
+	for _, vm := range vms {
+		key := strings.ToLower(vm.Scope)
+		if _, ok := t.vms[key]; ok {
+			t.vms[key] = append(t.vms[key], vm)
+		}
+	}
+	for _, e := range events { // oldest first, as a scope's are
+		key := strings.ToLower(e.Scope)
+		if _, ok := t.eventsOf[key]; ok {
+			t.eventsOf[key] = append(t.eventsOf[key], e)
+		}
+	}
+	return names, nil
+}
+
+// Scope returns the scope named name, from what readAll read if it did.
+func (t *txn) Scope(name string) (*forewarn.Scope, error) {
+	if t.scopesRead == nil {
+		return t.Tx.Scope(name)
+	}
+	s, ok := t.scopesRead[strings.ToLower(name)]
+	if !ok {
+		return nil, forewarn.Errorf(forewarn.ErrNotFound, "scope %q not found", name)
+	}
+	c := *s
+	return &c, nil
+}
+
+// PutScope writes a scope; what readAll read is no longer used.
+func (t *txn) PutScope(s *forewarn.Scope) error {
+	t.scopesRead = nil
+	return t.Tx.PutScope(s)
+}
+
+// DeleteScope deletes a scope; what readAll read is no longer used.
+func (t *txn) DeleteScope(name string) error {
+	t.scopesRead = nil
+	return t.Tx.DeleteScope(name)
 }
 
 // Events returns the events in flight of scope, or of every scope if scope

@@ -24,11 +24,22 @@ func (f *Fabric) follow(ctx context.Context) <-chan struct{} {
 		close(done)
 		return done
 	}
-	changes := w.Watch(ctx)
+	f.mu.Lock()
+	rev := f.readRev
+	f.mu.Unlock()
+	aw, after := w.(afterWatcher)
+	after = after && rev > 0
+	var changes <-chan forewarn.Change
+	if after { // from the last read of every scope: nothing to read again
+		changes = aw.WatchAfter(ctx, rev)
+	} else {
+		changes = w.Watch(ctx)
+	}
 	go func() {
 		defer close(done)
-		// What changed between the last publish and the start of the watch.
-		f.refreshUntilDone(ctx, forewarn.Change{All: true})
+		if !after { // what changed between the last publish and the watch
+			f.refreshUntilDone(ctx, forewarn.Change{All: true})
+		}
 		for c := range changes {
 			f.refreshUntilDone(ctx, c)
 			f.poke()
@@ -73,17 +84,14 @@ func (f *Fabric) refreshLocked(ctx context.Context, c forewarn.Change) error {
 		t = newTxn(tx, f.clock.Now(), f.cfg.HistoryKeep)
 		scopes := c.Scopes
 		if c.All {
-			stored, err := tx.Scopes()
+			stored, err := t.readAll()
 			if err != nil {
 				return err
 			}
-			scopes = slices.Collect(maps.Values(f.published))
-			for _, s := range stored {
-				scopes = append(scopes, s.Name)
-			}
+			scopes = append(slices.Collect(maps.Values(f.published)), stored...)
 		}
 		for _, name := range scopes {
-			_, err := tx.Scope(name)
+			_, err := t.Scope(name)
 			switch {
 			case errors.Is(err, forewarn.ErrNotFound):
 				t.scopeDeleted(name)
@@ -112,6 +120,22 @@ func (f *Fabric) refreshLocked(ctx context.Context, c forewarn.Change) error {
 		return fmt.Errorf("refresh: %w", err)
 	}
 	f.publish(t)
+	if c.All {
+		f.wholeRead = t
+		if r, ok := t.Tx.(revisioned); ok {
+			f.readRev = r.Revision()
+		}
+	}
 	f.campaignsDue.Store(true) // another replica may have ended an event
 	return nil
+}
+
+// revisioned is a transaction that tells the revision of the store it
+// reads at (etcd's).
+type revisioned interface{ Revision() int64 }
+
+// afterWatcher is a Watcher that can follow what changed after a revision:
+// since a read at it.
+type afterWatcher interface {
+	WatchAfter(ctx context.Context, rev int64) <-chan forewarn.Change
 }
