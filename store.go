@@ -57,6 +57,10 @@ type Tx interface {
 	Campaign(id string) (*Campaign, error)
 	// Campaigns returns every campaign, oldest first.
 	Campaigns() ([]*Campaign, error)
+	// CampaignHeaders returns every campaign without its progress (Scopes
+	// nil), oldest first: a list that costs the campaigns, not their
+	// scopes.
+	CampaignHeaders() ([]*Campaign, error)
 	PutCampaign(c *Campaign) error
 
 	// Meta returns a setting, or nil if it is not set.
@@ -80,8 +84,10 @@ type Change struct {
 	Scopes []string
 	// Meta are the settings that changed.
 	Meta []string
-	// Campaigns says a campaign changed.
-	Campaigns bool
+	// Campaigns says a campaign changed, and CampaignIDs which, if the
+	// store knows (else every campaign may have).
+	Campaigns   bool
+	CampaignIDs []string
 }
 
 // Elector is a Store whose replicas elect one leader for the time-driven

@@ -125,6 +125,9 @@ func (s *Store) changeOf(events []*clientv3.Event) *change {
 			c.Meta = append(c.Meta, rest)
 		case dir == dirs[records.Campaigns] || dir == dirs[records.CampaignScopes]:
 			c.Campaigns = true
+			if id, _, _ := strings.Cut(rest, "/"); !slices.Contains(c.CampaignIDs, id) {
+				c.CampaignIDs = append(c.CampaignIDs, id)
+			}
 		}
 		if ev.Type == clientv3.EventTypePut {
 			add(scopeOf(dir, ev.Kv.Value))

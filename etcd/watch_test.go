@@ -54,8 +54,16 @@ func TestWatchSeesOtherWriter(t *testing.T) {
 		{"delete event", func(tx forewarn.Tx) error { return tx.DeleteEvent("e1") }, forewarn.Change{Scopes: []string{"db"}}},
 		{"setting", func(tx forewarn.Tx) error { return tx.PutMeta("k", []byte("v")) }, forewarn.Change{Meta: []string{"k"}}},
 		{"campaign", func(tx forewarn.Tx) error {
-			return tx.PutCampaign(&forewarn.Campaign{ID: "c1", State: forewarn.CampaignRunning})
-		}, forewarn.Change{Campaigns: true}},
+			return tx.PutCampaign(&forewarn.Campaign{ID: "C1", State: forewarn.CampaignRunning})
+		}, forewarn.Change{Campaigns: true, CampaignIDs: []string{"c1"}}},
+		{"campaigns' progress", func(tx forewarn.Tx) error {
+			err := tx.PutCampaign(&forewarn.Campaign{ID: "C1", State: forewarn.CampaignRunning,
+				Scopes: []forewarn.ScopeProgress{{Scope: "Web"}, {Scope: "db"}}})
+			if err == nil {
+				err = tx.PutCampaign(&forewarn.Campaign{ID: "c2", Scopes: []forewarn.ScopeProgress{{Scope: "db"}}})
+			}
+			return err
+		}, forewarn.Change{Campaigns: true, CampaignIDs: []string{"c1", "c2"}}},
 		{"delete VM and scope", func(tx forewarn.Tx) error {
 			if err := tx.DeleteVM("web-0"); err != nil {
 				return err

@@ -286,26 +286,23 @@ func (f *Fabric) cancelBatch(t *txn, c *forewarn.Campaign, batch int) (done bool
 // advanceCampaigns moves every campaign that may still move on (moving), in one transaction
 // that writes only what changed; it reports whether events changed.
 func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
-	running := false
+	var candidates []*forewarn.Campaign
 	err := f.view(ctx, func(tx forewarn.Tx) error {
-		all, err := tx.Campaigns()
-		running = slices.ContainsFunc(all, moving)
+		var err error
+		candidates, err = f.unsettled(tx)
 		return err
 	})
-	if err != nil || !running {
+	if err != nil || len(candidates) == 0 {
 		return false, err
 	}
 	var t0 *txn
 	err = f.updateCampaigns(ctx, func(t *txn) error {
 		t0 = t
-		all, err := t.Campaigns()
+		campaigns, err := f.unsettled(t)
 		if err != nil {
 			return err
 		}
-		for _, c := range all {
-			if !moving(c) {
-				continue
-			}
+		for _, c := range campaigns {
 			if err := f.advance(t, c); err != nil {
 				return err
 			}
@@ -313,6 +310,33 @@ func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
 		return nil
 	})
 	return err == nil && len(t0.bumped) > 0, err
+}
+
+// unsettled returns the campaigns that may still move (moving), whole. A
+// campaign that may not never will again: the scheduler remembers it
+// (settled) and reads no more of it than its header, so that an advance
+// costs the campaigns under way, not every campaign ever run.
+func (f *Fabric) unsettled(tx forewarn.Tx) ([]*forewarn.Campaign, error) {
+	headers, err := tx.CampaignHeaders()
+	if err != nil {
+		return nil, err
+	}
+	var out []*forewarn.Campaign
+	for _, h := range headers {
+		if _, ok := f.settled.Load(h.ID); ok {
+			continue
+		}
+		c, err := tx.Campaign(h.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !moving(c) {
+			f.settled.Store(c.ID, true)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // updateCampaigns runs an update that advances campaigns, halving the

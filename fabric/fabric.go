@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -93,6 +94,9 @@ type Fabric struct {
 	// scheduler advances them only then, as an advance reads every scope
 	// of every campaign.
 	campaignsDue atomic.Bool
+	// settled holds the ids of the campaigns that will not move again
+	// (unsettled).
+	settled sync.Map
 }
 
 var _ forewarn.Fleet = (*Fabric)(nil)

@@ -3,6 +3,8 @@ package fabric
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -251,4 +253,35 @@ func mustMarshal(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestRefreshPublishesTheCampaignsNamed checks that a change that names
+// the campaigns that changed (as etcd's watch does) republishes those only,
+// and one that does not name them every campaign.
+func TestRefreshPublishesTheCampaignsNamed(t *testing.T) {
+	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
+	scopes := fleet3x5(h)
+	a := startCampaign(h, forewarn.CampaignSpec{Type: forewarn.Freeze, Scopes: scopes[:1]})
+	b := startCampaign(h, forewarn.CampaignSpec{Type: forewarn.Freeze, Scopes: scopes[1:2]})
+	pub := &campaignRecorder{recorder: newRecorder(t)}
+	if err := h.f.PublishTo(h.ctx, pub); err != nil {
+		t.Fatal(err)
+	}
+	pub.take()
+	refresh := func(c forewarn.Change) []published {
+		t.Helper()
+		if err := h.f.refresh(h.ctx, c); err != nil {
+			t.Fatal(err)
+		}
+		return pub.take()
+	}
+	expectOne(h, "a change of B", refresh(forewarn.Change{Campaigns: true, CampaignIDs: []string{strings.ToLower(b.ID)}}), b.ID)
+	if got := refresh(forewarn.Change{Campaigns: true, CampaignIDs: []string{"gone"}}); len(got) != 0 {
+		t.Errorf("a change of a campaign that is gone published %s", campaignIDs(got))
+	}
+	want := []string{a.ID, b.ID}
+	slices.Sort(want) // created at the same time: by ID
+	if got := refresh(forewarn.Change{Campaigns: true}); campaignIDs(got) != fmt.Sprint(want) {
+		t.Errorf("a change of unnamed campaigns published %s, want both", campaignIDs(got))
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -159,28 +160,47 @@ func TestCampaignsAdvanceOnlyWhenDue(t *testing.T) {
 	}
 }
 
-// campaignReads counts the transactions that list the campaigns.
+// campaignReads counts the transactions that list the campaigns, whole or
+// their headers.
+// whole counts the reads of each campaign whole, by lowercased id.
 type campaignReads struct {
 	forewarn.Store
-	n atomic.Int64
+	n     atomic.Int64
+	mu    sync.Mutex
+	whole map[string]int
 }
 
 func (s *campaignReads) View(ctx context.Context, fn func(forewarn.Tx) error) error {
-	return s.Store.View(ctx, func(tx forewarn.Tx) error { return fn(campaignReadsTx{tx, &s.n}) })
+	return s.Store.View(ctx, func(tx forewarn.Tx) error { return fn(campaignReadsTx{tx, s}) })
 }
 
 func (s *campaignReads) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
-	return s.Store.Update(ctx, func(tx forewarn.Tx) error { return fn(campaignReadsTx{tx, &s.n}) })
+	return s.Store.Update(ctx, func(tx forewarn.Tx) error { return fn(campaignReadsTx{tx, s}) })
 }
 
 type campaignReadsTx struct {
 	forewarn.Tx
-	n *atomic.Int64
+	s *campaignReads
+}
+
+func (t campaignReadsTx) Campaign(id string) (*forewarn.Campaign, error) {
+	t.s.mu.Lock()
+	defer t.s.mu.Unlock()
+	if t.s.whole == nil {
+		t.s.whole = map[string]int{}
+	}
+	t.s.whole[strings.ToLower(id)]++
+	return t.Tx.Campaign(id)
 }
 
 func (t campaignReadsTx) Campaigns() ([]*forewarn.Campaign, error) {
-	t.n.Add(1)
+	t.s.n.Add(1)
 	return t.Tx.Campaigns()
+}
+
+func (t campaignReadsTx) CampaignHeaders() ([]*forewarn.Campaign, error) {
+	t.s.n.Add(1)
+	return t.Tx.CampaignHeaders()
 }
 
 // TestDueBatchShrinksToTheStore checks that due events that make too large
@@ -243,4 +263,48 @@ type eventWrites struct {
 func (t *eventWrites) PutEvent(e *forewarn.Event) error {
 	t.writes++
 	return t.Tx.PutEvent(e)
+}
+
+// TestSettledCampaignsAreNotRead checks that once a campaign has ended with
+// nothing in flight, the scheduler's advances read its header only, not its
+// progress: an advance costs the campaigns under way.
+func TestSettledCampaignsAreNotRead(t *testing.T) {
+	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
+	manyScopes(h, 3)
+	c := startCampaign(h, forewarn.CampaignSpec{Type: forewarn.Freeze, Scopes: []string{"s0000", "s0001"}, ParallelScopes: 2})
+	newRollout(h, c).run(nil)
+	if got, _ := h.f.Campaign(h.ctx, c.ID); got.State != forewarn.CampaignDone {
+		t.Fatalf("campaign is %s, want done", got.State)
+	}
+	counting := &campaignReads{Store: h.store}
+	f, err := New(h.ctx, Config{Store: counting, Clock: h.clock, AlwaysEnabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	running := startCampaignOn(t, f, forewarn.CampaignSpec{Type: forewarn.Freeze, Scopes: []string{"s0002"}})
+	for range 20 {
+		next, err := f.Tick(h.ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if next.IsZero() {
+			break
+		}
+		h.clock.Advance(next.Sub(h.clock.Now()))
+	}
+	if got, _ := f.Campaign(h.ctx, running.ID); got.State != forewarn.CampaignDone {
+		t.Fatalf("second campaign is %s, want done", got.State)
+	}
+	if n := counting.whole[strings.ToLower(c.ID)]; n != 1 {
+		t.Errorf("the scheduler read the ended campaign whole %d times, want once (to learn it is settled)", n)
+	}
+}
+
+func startCampaignOn(t *testing.T, f *Fabric, spec forewarn.CampaignSpec) *forewarn.Campaign {
+	t.Helper()
+	c, err := f.StartCampaign(context.Background(), spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -108,10 +108,21 @@ func (f *Fabric) refreshLocked(ctx context.Context, c forewarn.Change) error {
 			}
 			t.chaos = &rules
 		}
-		if c.All || c.Campaigns {
+		switch {
+		case c.All || (c.Campaigns && len(c.CampaignIDs) == 0):
 			var err error
 			if t.campaigns, err = tx.Campaigns(); err != nil {
 				return err
+			}
+		case c.Campaigns:
+			for _, id := range c.CampaignIDs {
+				campaign, err := tx.Campaign(id)
+				if errors.Is(err, forewarn.ErrNotFound) {
+					continue
+				} else if err != nil {
+					return err
+				}
+				t.campaigns = append(t.campaigns, campaign)
 			}
 		}
 		return t.collect()

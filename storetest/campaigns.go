@@ -60,6 +60,17 @@ func testCampaignOrder(t *testing.T, s forewarn.Store) {
 	if got := names(all, func(c *forewarn.Campaign) string { return c.ID }); !reflect.DeepEqual(got, []string{"c", "b", "a"}) {
 		t.Fatalf("order %v", got)
 	}
+	headers := read(t, s, func(tx forewarn.Tx) ([]*forewarn.Campaign, error) { return tx.CampaignHeaders() })
+	for i, h := range headers {
+		want := *all[i]
+		want.Scopes = nil
+		if !reflect.DeepEqual(h, &want) {
+			t.Errorf("header %d = %+v, want %+v", i, h, &want)
+		}
+	}
+	if len(headers) != len(all) {
+		t.Errorf("%d headers, want %d", len(headers), len(all))
+	}
 }
 
 // testCampaignProgress writes a campaign's progress as it moves, grows and

@@ -107,7 +107,7 @@ func (t Tx) Campaign(id string) (*forewarn.Campaign, error) {
 
 // Campaigns returns every campaign, oldest first: by CreatedAt, then ID.
 func (t Tx) Campaigns() ([]*forewarn.Campaign, error) {
-	out, err := all(func(fn func(*forewarn.Campaign) bool) error { return scan(t, Campaigns, "", fn) })
+	out, err := t.CampaignHeaders()
 	if err != nil {
 		return nil, err
 	}
@@ -115,6 +115,16 @@ func (t Tx) Campaigns() ([]*forewarn.Campaign, error) {
 		if err := t.readProgress(c); err != nil {
 			return nil, err
 		}
+	}
+	return out, nil
+}
+
+// CampaignHeaders returns every campaign without its progress, oldest
+// first: by CreatedAt, then ID.
+func (t Tx) CampaignHeaders() ([]*forewarn.Campaign, error) {
+	out, err := all(func(fn func(*forewarn.Campaign) bool) error { return scan(t, Campaigns, "", fn) })
+	if err != nil {
+		return nil, err
 	}
 	slices.SortFunc(out, func(a, b *forewarn.Campaign) int { return oldestFirst(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
 	return out, nil
