@@ -1,6 +1,7 @@
 package fabric
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -74,27 +75,46 @@ func newTxn(tx forewarn.Tx, now time.Time, historyKeep int) *txn {
 	}
 }
 
-// PutEvent writes an event and notes its scope for the scheduler.
+// PutEvent writes an event, keeps the events read of its scope up to date,
+// and notes the scope for the scheduler. An event never moves to another
+// scope.
 func (t *txn) PutEvent(e *forewarn.Event) error {
-	if e != nil {
-		t.eventScopes[strings.ToLower(e.Scope)] = e.Scope
-		delete(t.eventsOf, strings.ToLower(e.Scope))
-		if t.live != nil {
-			t.live[strings.ToLower(e.ID)] = true
-		}
+	if err := t.Tx.PutEvent(e); err != nil {
+		return err
 	}
-	return t.Tx.PutEvent(e)
+	key := strings.ToLower(e.Scope)
+	t.eventScopes[key] = e.Scope
+	if cached, ok := t.eventsOf[key]; ok {
+		cached = slices.DeleteFunc(cached, func(c *forewarn.Event) bool { return forewarn.SameName(c.ID, e.ID) })
+		cached = append(cached, copyEvents([]*forewarn.Event{e})[0])
+		slices.SortFunc(cached, oldestFirst)
+		t.eventsOf[key] = cached
+	}
+	if t.live != nil {
+		t.live[strings.ToLower(e.ID)] = true
+	}
+	return nil
 }
 
-// DeleteEvent deletes an event and notes its scope for the scheduler.
+// DeleteEvent deletes an event, keeps the events read of its scope up to
+// date, and notes the scope for the scheduler.
 func (t *txn) DeleteEvent(id string) error {
 	if e, err := t.Tx.Event(id); err == nil {
-		t.eventScopes[strings.ToLower(e.Scope)] = e.Scope
-		delete(t.eventsOf, strings.ToLower(e.Scope))
+		key := strings.ToLower(e.Scope)
+		t.eventScopes[key] = e.Scope
+		if cached, ok := t.eventsOf[key]; ok {
+			t.eventsOf[key] = slices.DeleteFunc(cached, func(c *forewarn.Event) bool { return forewarn.SameName(c.ID, id) })
+		}
 	}
 	delete(t.live, strings.ToLower(id))
 	t.eventEnded = true
 	return t.Tx.DeleteEvent(id)
+}
+
+// oldestFirst orders events as the store returns them: by CreatedAt, then
+// by ID.
+func oldestFirst(a, b *forewarn.Event) int {
+	return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 }
 
 // readAll reads every scope, VM and event in flight into the caches, in
