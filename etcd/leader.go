@@ -23,7 +23,9 @@ var _ forewarn.Elector = (*Store)(nil)
 // revoked) or when ctx ends, and then the lease is revoked, so that
 // another replica takes over at once. The fence reads the leader's key in
 // the transaction: the transaction fails with ErrConflict if the key is
-// gone, and does not commit if the key changes before it does.
+// gone, and does not commit if the key changes before it does. While it
+// leads, the replica compacts etcd's key history every
+// Config.CompactEvery, if that is not zero.
 func (s *Store) Lead(ctx context.Context, id string) (context.Context, func(forewarn.Tx) error, error) {
 	session, err := s.session(ctx)
 	if err != nil {
@@ -37,6 +39,9 @@ func (s *Store) Lead(ctx context.Context, id string) (context.Context, func(fore
 		return nil, nil, fmt.Errorf("lead: campaign in %s: %w", s.where, err)
 	}
 	leading, cancel := context.WithCancel(ctx)
+	if s.compactEvery > 0 {
+		go s.compactWhileLeading(leading)
+	}
 	go func() {
 		select {
 		case <-leading.Done():
