@@ -36,7 +36,7 @@ func (s *Store) Lead(ctx context.Context, id string) (context.Context, func(fore
 	// campaign's watch, rather than leave it waiting for good.
 	if err := election.Campaign(clientv3.WithRequireLeader(ctx), id); err != nil {
 		s.closeSession(session)
-		return nil, nil, fmt.Errorf("lead: campaign in %s: %w", s.where, err)
+		return nil, nil, fmt.Errorf("lead: campaign in %s: %w", s.where, noSpace(err))
 	}
 	leading, cancel := context.WithCancel(ctx)
 	if s.compactEvery > 0 {
@@ -63,7 +63,7 @@ func (s *Store) session(ctx context.Context) (*concurrency.Session, error) {
 	defer cancel()
 	grant, err := s.client.Grant(gctx, LeaderTTL)
 	if err != nil {
-		return nil, fmt.Errorf("grant lease in %s: %w", s.where, err)
+		return nil, fmt.Errorf("grant lease in %s: %w", s.where, noSpace(err))
 	}
 	session, err := concurrency.NewSession(s.client, concurrency.WithLease(grant.ID), concurrency.WithTTL(LeaderTTL))
 	if err != nil {

@@ -100,6 +100,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	found, err := s.initSchema(checkCtx)
 	if err != nil {
 		_ = client.Close()
+		err = noSpace(err)
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return nil, fmt.Errorf("open etcd store %s: etcd did not answer within %v: is it running and reachable? (%w)", where, timeout, err)
 		}
@@ -108,7 +109,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if found < SchemaVersion {
 		if err := s.upgrade(ctx, found); err != nil {
 			_ = client.Close()
-			return nil, fmt.Errorf("open etcd store %s: upgrade from schema %d: %w", where, found, err)
+			return nil, fmt.Errorf("open etcd store %s: upgrade from schema %d: %w", where, found, noSpace(err))
 		}
 	}
 	return s, nil
