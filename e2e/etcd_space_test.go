@@ -32,24 +32,38 @@ const quotaFlag = "--quota-backend-bytes"
 // the status and the body.
 func adminCall(t *testing.T, s *server, token, method, path, body string) (int, string) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute) // a guard: every answer comes first
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, "http://"+s.admAddr+path, strings.NewReader(body))
+	code, answer, err := tryCall(t.Context(), http.DefaultClient, token, method, "http://"+s.admAddr+path, body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
+	return code, answer
+}
+
+// tryCall is a request for goroutines other than the test's: with the
+// admin token if token is set, else as the metadata endpoint wants.
+func tryCall(ctx context.Context, c *http.Client, token, method, url, body string) (int, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Minute) // a guard: every answer comes first
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, url, strings.NewReader(body))
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		return 0, "", err
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+	} else {
+		req.Header.Set("Metadata", "true")
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, "", fmt.Errorf("%s %s: %w", method, url, err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	if err != nil {
-		t.Fatalf("%s %s: read the answer: %v", method, path, err)
+		return 0, "", fmt.Errorf("%s %s: read the answer: %w", method, url, err)
 	}
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, string(b), nil
 }
 
 // TestEtcdOutOfSpace: once etcd reaches its quota, a write answers 503
