@@ -51,8 +51,9 @@ func timed(do func() (int, string, error)) <-chan answer {
 // TestEtcdStopped: with etcd stopped (SIGSTOP: its connections stay open
 // and nothing answers), the admin API's writes and reads answer 503
 // unavailable within --admin-request-timeout, the CLI says so, the
-// metadata endpoint answers an enabled scope from memory at once, and
-// serve keeps running; once etcd goes on (SIGCONT), everything works
+// metadata endpoint answers an enabled scope from memory at once and the
+// first request of another with a 500 within its bound, status answers
+// with a warning within its own, and serve keeps running; once etcd goes on (SIGCONT), everything works
 // again, and a creation that answered 503 created nothing.
 func TestEtcdStopped(t *testing.T) {
 	member := clusterOf(t, clusterBinary(t), 1).members[0]
@@ -113,6 +114,10 @@ func TestEtcdStopped(t *testing.T) {
 	if a.code != 1 || !strings.Contains(a.body, "unavailable") || a.took > stopBound+stopMargin {
 		t.Errorf("forewarn scope create with etcd stopped: exit %d %v after %v, want 1 within %v, saying the store is unavailable:\n%s",
 			a.code, a.err, a.took, stopBound, a.body)
+	}
+	start := time.Now()
+	if st := status(t, s, tokenFile); st.Warning == "" || len(st.Replicas) != 1 || time.Since(start) > 3*time.Second+stopMargin {
+		t.Errorf("forewarn status with etcd stopped, after %v: %+v, want this replica and a warning within 3 s", time.Since(start), st)
 	}
 	// Stopped beyond the lease time, the leader gives the lead up.
 	eventually(t, 30*time.Second, "the leader gives the lead up", func() bool {
