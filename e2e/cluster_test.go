@@ -58,9 +58,15 @@ type clusterMember struct {
 // are killed at the end of the test.
 func clusterStart(t *testing.T, bin string) *cluster {
 	t.Helper()
+	return clusterOf(t, bin, 3)
+}
+
+// clusterOf is clusterStart with n members.
+func clusterOf(t *testing.T, bin string, n int) *cluster {
+	t.Helper()
 	c := &cluster{}
 	var initial []string
-	for i := range 3 {
+	for i := range n {
 		m := &clusterMember{name: fmt.Sprintf("m%d", i+1), clientAddr: freeAddr(t), peerAddr: freeAddr(t),
 			exited: make(chan error, 1), log: &syncLog{}}
 		c.members = append(c.members, m)
@@ -110,6 +116,25 @@ func (m *clusterMember) start(t *testing.T, bin, initial, token string) {
 			t.Logf("etcd %s log:\n%s", m.name, m.log.String())
 		}
 	})
+}
+
+// pause stops the member's process with SIGSTOP: it keeps its
+// connections open and answers nothing. It is continued on cleanup, if the
+// test has not continued it.
+func (m *clusterMember) pause(t *testing.T) {
+	t.Helper()
+	if err := m.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+		t.Fatalf("stop etcd %s: %v", m.name, err)
+	}
+	t.Cleanup(func() { m.cmd.Process.Signal(syscall.SIGCONT) })
+}
+
+// resume continues the member's process after pause.
+func (m *clusterMember) resume(t *testing.T) {
+	t.Helper()
+	if err := m.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatalf("continue etcd %s: %v", m.name, err)
+	}
 }
 
 // endpoints returns the members' client addresses, comma-separated.

@@ -3,6 +3,7 @@ package etcd
 import (
 	"testing"
 
+	"github.com/jonboulle/clockwork"
 	clientv3 "go.etcd.io/etcd/client/v3"
 )
 
@@ -48,3 +49,7 @@ func RevokeLeader(tb testing.TB, s *Store) string {
 	}
 	return string(resp.Kvs[0].Value)
 }
+
+// SetClock makes the store time its compactions with c; call it before
+// Lead.
+func SetClock(s *Store, c clockwork.Clock) { s.clock = c }

@@ -368,6 +368,9 @@ func (o *optimistic) commit(guard string) (ok bool, err error) {
 		return false, fmt.Errorf("commit to etcd (%d writes, more than its --max-txn-ops): %w (%w)",
 			len(ops), err, forewarn.ErrTooLarge)
 	}
+	if errors.Is(err, rpctypes.ErrNoSpace) {
+		return false, fmt.Errorf("commit to etcd (%d writes): %w", len(ops), noSpace(err))
+	}
 	if err != nil {
 		return false, fmt.Errorf("commit to etcd (%d writes): %w (%w)", len(ops), err, forewarn.ErrUnavailable)
 	}

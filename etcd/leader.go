@@ -23,7 +23,9 @@ var _ forewarn.Elector = (*Store)(nil)
 // revoked) or when ctx ends, and then the lease is revoked, so that
 // another replica takes over at once. The fence reads the leader's key in
 // the transaction: the transaction fails with ErrConflict if the key is
-// gone, and does not commit if the key changes before it does.
+// gone, and does not commit if the key changes before it does. While it
+// leads, the replica compacts etcd's key history every
+// Config.CompactEvery, if that is not zero.
 func (s *Store) Lead(ctx context.Context, id string) (context.Context, func(forewarn.Tx) error, error) {
 	session, err := s.session(ctx)
 	if err != nil {
@@ -34,9 +36,12 @@ func (s *Store) Lead(ctx context.Context, id string) (context.Context, func(fore
 	// campaign's watch, rather than leave it waiting for good.
 	if err := election.Campaign(clientv3.WithRequireLeader(ctx), id); err != nil {
 		s.closeSession(session)
-		return nil, nil, fmt.Errorf("lead: campaign in %s: %w", s.where, err)
+		return nil, nil, fmt.Errorf("lead: campaign in %s: %w", s.where, noSpace(err))
 	}
 	leading, cancel := context.WithCancel(ctx)
+	if s.compactEvery > 0 {
+		go s.compactWhileLeading(leading)
+	}
 	go func() {
 		select {
 		case <-leading.Done():
@@ -58,7 +63,7 @@ func (s *Store) session(ctx context.Context) (*concurrency.Session, error) {
 	defer cancel()
 	grant, err := s.client.Grant(gctx, LeaderTTL)
 	if err != nil {
-		return nil, fmt.Errorf("grant lease in %s: %w", s.where, err)
+		return nil, fmt.Errorf("grant lease in %s: %w", s.where, noSpace(err))
 	}
 	session, err := concurrency.NewSession(s.client, concurrency.WithLease(grant.ID), concurrency.WithTTL(LeaderTTL))
 	if err != nil {

@@ -67,7 +67,7 @@ func (s *Store) joinOnce(ctx context.Context, key, value string) error {
 	}
 	switch {
 	case err != nil:
-		return fmt.Errorf("put %s: %w", key, err)
+		return fmt.Errorf("put %s: %w", key, noSpace(err))
 	case !resp.Succeeded:
 		return errIDTaken
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jonboulle/clockwork"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 
@@ -40,6 +41,11 @@ type Config struct {
 	DialTimeout time.Duration
 	// Logger receives the store's few messages; nil logs nothing.
 	Logger *slog.Logger
+	// CompactEvery is how often the leader compacts etcd's key history
+	// while it leads (see Lead): each time at the revision the store had
+	// one interval earlier. Zero turns compaction off; serve's default is
+	// DefaultCompactEvery.
+	CompactEvery time.Duration
 }
 
 // Store is a forewarn.Store in etcd. It is safe for concurrent use, by
@@ -49,6 +55,9 @@ type Store struct {
 	keys   keys
 	where  string // endpoints and prefix, for messages
 	logger *slog.Logger
+	// compactEvery is Config.CompactEvery; clock times it.
+	compactEvery time.Duration
+	clock        clockwork.Clock
 
 	closeOnce sync.Once
 	closeErr  error
@@ -84,12 +93,14 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open etcd store %s: %w", where, err)
 	}
-	s := &Store{client: client, keys: keys{prefix}, where: where, logger: logger.With("component", "store")}
+	s := &Store{client: client, keys: keys{prefix}, where: where, logger: logger.With("component", "store"),
+		compactEvery: cfg.CompactEvery, clock: clockwork.NewRealClock()}
 	checkCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	found, err := s.initSchema(checkCtx)
 	if err != nil {
 		_ = client.Close()
+		err = noSpace(err)
 		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			return nil, fmt.Errorf("open etcd store %s: etcd did not answer within %v: is it running and reachable? (%w)", where, timeout, err)
 		}
@@ -98,7 +109,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if found < SchemaVersion {
 		if err := s.upgrade(ctx, found); err != nil {
 			_ = client.Close()
-			return nil, fmt.Errorf("open etcd store %s: upgrade from schema %d: %w", where, found, err)
+			return nil, fmt.Errorf("open etcd store %s: upgrade from schema %d: %w", where, found, noSpace(err))
 		}
 	}
 	return s, nil

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/forewarn/forewarn/admin"
+	"github.com/forewarn/forewarn/etcd"
 	"github.com/forewarn/forewarn/execact"
 	"github.com/spf13/cobra"
 )
@@ -74,6 +75,7 @@ func newServeOptions() *serveOptions {
 		enableIdle:      durationValue(24 * time.Hour),
 		shutdownTimeout: durationValue(10 * time.Second),
 		adminTimeout:    durationValue(admin.DefaultRequestTimeout),
+		store:           storeOptions{compactEvery: durationValue(etcd.DefaultCompactEvery)},
 		exec: execOptions{
 			timeout:  durationValue(execact.DefaultTimeout),
 			attempts: execact.DefaultAttempts,
@@ -95,6 +97,8 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.store.ca, "etcd-ca", "", "with an etcd store: connect with TLS, trusting the CA certificates in this PEM file")
 	f.StringVar(&o.store.cert, "etcd-cert", "", "with an etcd store: connect with TLS, with this client certificate (PEM; needs --etcd-key)")
 	f.StringVar(&o.store.key, "etcd-key", "", "with an etcd store: the private key of --etcd-cert (PEM)")
+	f.Var(&o.store.compactEvery, "etcd-compact-every",
+		"with an etcd store: how often the leader compacts etcd's key history, keeping the last interval's; 0 turns it off (for an etcd that compacts itself, with --auto-compaction-retention)")
 	f.StringVar(&o.metadataAddr, "metadata-addr", defaultMetadataAddr, "address of the metadata endpoint (production: 169.254.169.254:80)")
 	f.StringVar(&o.adminAddr, "admin-addr", "127.0.0.1:8170", "address of the admin API (loopback, unless with TLS or --admin-insecure)")
 	f.StringVar(&o.adminTLSCert, "admin-tls-cert", "", "serve the admin API over TLS with this certificate (PEM; needs --admin-tls-key)")
@@ -134,6 +138,7 @@ func (o *serveOptions) prepare(cmd *cobra.Command) error {
 			return err
 		}
 	}
+	o.store.compactGiven = cmd.Flags().Changed("etcd-compact-every")
 	o.applyDev(cmd)
 	return nil
 }

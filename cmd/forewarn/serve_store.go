@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/bolt"
@@ -28,6 +29,10 @@ type storeOptions struct {
 	ca, cert, key      string
 	// mustExist refuses a store that holds no fleet (--store-must-exist).
 	mustExist bool
+	// compactEvery is how often the leader compacts etcd's key history
+	// (--etcd-compact-every); compactGiven says the flag was set.
+	compactEvery durationValue
+	compactGiven bool
 }
 
 // usesEtcd reports whether --store names an etcd cluster.
@@ -37,7 +42,7 @@ func (s storeOptions) usesEtcd() bool { return s.url != "" }
 func (o *serveOptions) checkStore() error {
 	s := o.store
 	if !s.usesEtcd() {
-		if s.username != "" || s.password != "" || s.ca != "" || s.cert != "" || s.key != "" {
+		if s.username != "" || s.password != "" || s.ca != "" || s.cert != "" || s.key != "" || s.compactGiven {
 			return errors.New("the --etcd-* flags need --store etcd://...")
 		}
 		return nil
@@ -127,7 +132,7 @@ func (o *serveOptions) openStoreOf(ctx context.Context, log *slog.Logger) (forew
 		return nil, fmt.Errorf("open store: %w", err)
 	}
 	log.Info("store", "kind", "etcd", "endpoints", strings.Join(cfg.Endpoints, ","), "prefix", cfg.Prefix,
-		"tls", cfg.TLS != nil, "user", cfg.Username)
+		"tls", cfg.TLS != nil, "user", cfg.Username, "compact_every", cfg.CompactEvery)
 	return s, nil
 }
 
@@ -152,6 +157,7 @@ func (s storeOptions) etcdConfig() (etcd.Config, error) {
 	if cfg.TLS, err = s.tlsConfig(); err != nil {
 		return etcd.Config{}, err
 	}
+	cfg.CompactEvery = time.Duration(s.compactEvery)
 	return cfg, nil
 }
 

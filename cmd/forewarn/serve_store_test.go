@@ -3,6 +3,9 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/forewarn/forewarn/etcd"
 )
 
 // TestServeStoreChecks checks that serve refuses store flags that make no
@@ -17,6 +20,8 @@ func TestServeStoreChecks(t *testing.T) {
 		{"bbolt", nil, ""},
 		{"etcd", []string{"--store", "etcd://127.0.0.1:2379/fw", "--admin-token-file", token}, ""},
 		{"etcd flag without etcd", []string{"--etcd-username", "root"}, "need --store etcd://"},
+		{"compaction without etcd", []string{"--etcd-compact-every", "0"}, "need --store etcd://"},
+		{"no compaction", []string{"--store", "etcd://127.0.0.1:2379", "--admin-token-file", token, "--etcd-compact-every", "0"}, ""},
 		{"bad URL", []string{"--store", "http://127.0.0.1:2379", "--admin-token-file", token}, "--store"},
 		{"no token file", []string{"--store", "etcd://127.0.0.1:2379"}, "needs --admin-token-file"},
 		{"cert without key", []string{"--store", "etcd://127.0.0.1:2379", "--admin-token-file", token, "--etcd-cert", "c.pem"}, "go together"},
@@ -53,9 +58,10 @@ func TestServeEtcdConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	if strings.Join(cfg.Endpoints, ",") != "a:2379,b:2379" || cfg.Prefix != "/fw" ||
-		cfg.Username != "root" || cfg.Password != "from-env" || cfg.TLS != nil {
+		cfg.Username != "root" || cfg.Password != "from-env" || cfg.TLS != nil || cfg.CompactEvery != etcd.DefaultCompactEvery {
 		t.Errorf("config = %+v", cfg)
 	}
+
 	o.store.password = "from-flag"
 	if cfg, err = o.store.etcdConfig(); err != nil || cfg.Password != "from-flag" {
 		t.Errorf("with --etcd-password: %q, %v", cfg.Password, err)
@@ -67,6 +73,21 @@ func TestServeEtcdConfig(t *testing.T) {
 	o.store.username, o.store.ca = "root", writeFile(t, "ca.pem", "not a certificate")
 	if _, err := o.store.etcdConfig(); err == nil || !strings.Contains(err.Error(), "no PEM certificate") {
 		t.Errorf("bad CA: %v", err)
+	}
+}
+
+// TestServeEtcdCompactEvery: --etcd-compact-every sets the store's
+// compaction interval, 0 turning it off.
+func TestServeEtcdCompactEvery(t *testing.T) {
+	for _, every := range []string{"0", "90s"} {
+		o, err := parseServe(t, "--store", "etcd://a:2379", "--etcd-compact-every", every)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := o.store.etcdConfig()
+		if want, _ := time.ParseDuration(every); err != nil || cfg.CompactEvery != want {
+			t.Errorf("--etcd-compact-every %s: CompactEvery %v, %v", every, cfg.CompactEvery, err)
+		}
 	}
 }
 

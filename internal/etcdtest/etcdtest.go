@@ -18,6 +18,13 @@ import (
 // early.
 func Start(tb testing.TB, name string) (stop func(), addr string) {
 	tb.Helper()
+	return StartWith(tb, name, func(*embed.Config) {})
+}
+
+// StartWith is Start with the configuration changed by configure before
+// etcd starts: a small QuotaBackendBytes, say.
+func StartWith(tb testing.TB, name string, configure func(*embed.Config)) (stop func(), addr string) {
+	tb.Helper()
 	client := url.URL{Scheme: "http", Host: freeAddr(tb)}
 	peer := url.URL{Scheme: "http", Host: freeAddr(tb)}
 	cfg := embed.NewConfig()
@@ -27,6 +34,7 @@ func Start(tb testing.TB, name string) (stop func(), addr string) {
 	cfg.ListenPeerUrls, cfg.AdvertisePeerUrls = []url.URL{peer}, []url.URL{peer}
 	cfg.InitialCluster = cfg.Name + "=" + peer.String()
 	cfg.LogLevel = "error"
+	configure(cfg)
 	e, err := embed.StartEtcd(cfg)
 	if err != nil {
 		tb.Fatalf("start embedded etcd: %v", err)
