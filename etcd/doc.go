@@ -71,4 +71,34 @@
 // LeaderTTL seconds. Its fence pins the leader's key in the transaction: a
 // transaction of a deposed leader fails with ErrConflict if the key is
 // gone, and does not commit if it changes or goes before the commit.
+//
+// # Compaction
+//
+// etcd keeps every revision of every key until it is compacted, and by
+// default never compacts. While a replica leads (Lead), it compacts etcd's
+// key history every Config.CompactEvery (serve's --etcd-compact-every,
+// DefaultCompactEvery: five minutes), at the revision etcd had at the tick
+// before (at the start of the lead, the first time). Old revisions are
+// read by a watch resuming after its connection was cut, and by a View or
+// an Update, which read at their first read's revision: one less than an
+// interval behind loses nothing. A watch further behind gets a compacted
+// response and sends a Change with All set; a transaction that reads a
+// compacted revision fails with ErrUnavailable. Compaction is of the whole
+// etcd cluster, not only the prefix, and not physical; a history compacted
+// further already (etcd's own --auto-compaction-retention) is no error.
+// The store never defragments: that blocks a member while it runs, and is
+// the operator's job (etcdctl defrag). Zero turns compaction off, for an
+// etcd that compacts itself or that other applications share.
+//
+// # Out of space
+//
+// When etcd's database reaches its quota (--quota-backend-bytes, 2 GB by
+// default), etcd raises its NOSPACE alarm and refuses every request that
+// puts a key or grants a lease. Every write of the store (an Update's
+// commit, the schema Open writes, Lead's lease and campaign, Join's
+// announcement) then fails with an error wrapping forewarn.ErrUnavailable
+// and rpctypes.ErrNoSpace, whose message names the quota and the fix. etcd
+// refuses a whole request, so nothing of it is written. Every Update puts
+// its guard key, so even one that only deletes is refused until the alarm
+// is disarmed.
 package etcd
