@@ -249,20 +249,27 @@ func (t *txn) VMs(scope string) ([]*forewarn.VM, error) {
 }
 
 // PutVM writes a VM, and keeps the VMs read of its scope up to date: it
-// replaces the VM there, or forgets them for a new VM. A VM never moves to
-// another scope: its scope is set when it is created.
+// replaces the VM there, or adds a new one in name order, as the store
+// returns them. A VM never moves to another scope: its scope is set when
+// it is created.
 func (t *txn) PutVM(vm *forewarn.VM) error {
 	if err := t.Tx.PutVM(vm); err != nil {
 		return err
 	}
 	key := strings.ToLower(vm.Scope)
-	cached := t.vms[key]
-	i := slices.IndexFunc(cached, func(c *forewarn.VM) bool { return forewarn.SameName(c.Name, vm.Name) })
-	if i < 0 {
-		delete(t.vms, key)
+	cached, ok := t.vms[key]
+	if !ok {
 		return nil
 	}
-	cached[i] = copyVMs([]*forewarn.VM{vm})[0]
+	c := copyVMs([]*forewarn.VM{vm})[0]
+	i, found := slices.BinarySearchFunc(cached, strings.ToLower(vm.Name), func(v *forewarn.VM, name string) int {
+		return strings.Compare(strings.ToLower(v.Name), name)
+	})
+	if found {
+		cached[i] = c
+	} else {
+		t.vms[key] = slices.Insert(cached, i, c)
+	}
 	return nil
 }
 
