@@ -13,6 +13,9 @@ import (
 // (actuate, or the scheduler at EndsAt for Simulate); once it has, the event
 // completes (finish).
 func (f *Fabric) start(t *txn, e *forewarn.Event) error {
+	if e.ApprovedBy == "" && !e.NotBefore.IsZero() { // started by its time
+		t.lateStarts = append(t.lateStarts, t.now.Sub(e.NotBefore))
+	}
 	e.Status = forewarn.Started
 	e.NotBefore = time.Time{}
 	e.StartedAt = t.now

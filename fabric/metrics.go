@@ -19,6 +19,7 @@ type metrics struct {
 	campaignDomains   *prometheus.GaugeVec
 	campaignInFlight  *prometheus.GaugeVec
 	campaignEnd       *prometheus.GaugeVec
+	lateness          *prometheus.HistogramVec
 	store             *prometheus.HistogramVec
 	leader            prometheus.Gauge
 
@@ -70,6 +71,12 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "forewarn_campaign_estimated_end_timestamp_seconds",
 			Help: "When each running campaign should finish (Unix time); 0 once it has ended.",
 		}, []string{"campaign"}),
+		lateness: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name: "forewarn_event_lateness_seconds",
+			Help: "How late events started after their NotBefore (at=start; approved ones are not counted), " +
+				"and completed after their nominal end, EndsAt (at=end).",
+			Buckets: prometheus.ExponentialBuckets(0.01, 2, 14),
+		}, []string{"at"}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "forewarn_leader",
 			Help: "1 while this replica runs the time-driven work, else 0.",
@@ -83,7 +90,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	if reg != nil {
 		reg.MustRegister(m.created, m.started, m.ended, m.approvals, m.inFlight, m.store, m.actuationFailures,
-			m.campaignDomains, m.campaignInFlight, m.campaignEnd, m.leader)
+			m.campaignDomains, m.campaignInFlight, m.campaignEnd, m.lateness, m.leader)
 	}
 	return m
 }
@@ -102,6 +109,12 @@ func (m *metrics) record(t *txn) {
 	}
 	for _, e := range t.ended {
 		m.ended.WithLabelValues(string(e.Type), string(e.Outcome)).Inc()
+		if e.Outcome == forewarn.Completed && !e.EndsAt.IsZero() {
+			m.lateness.WithLabelValues("end").Observe(max(0, e.EndedAt.Sub(e.EndsAt).Seconds()))
+		}
+	}
+	for _, d := range t.lateStarts {
+		m.lateness.WithLabelValues("start").Observe(max(0, d.Seconds()))
 	}
 	for _, c := range t.campaigns {
 		m.setCampaign(c)

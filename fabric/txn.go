@@ -57,6 +57,7 @@ type txn struct {
 	// What happened, for the metrics.
 	created, started []*forewarn.Event
 	ended            []*forewarn.Event
+	lateStarts       []time.Duration // of the events started by their time
 	approvals        []string
 	campaigns        []*forewarn.Campaign
 }
