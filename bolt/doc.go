@@ -11,8 +11,11 @@
 //	history  finished events, keyed by a big-endian sequence number
 //	campaigns        one JSON forewarn.Campaign per lowercased id, without
 //	                 its progress
-//	campaign-scopes  the progress of each scope of a campaign, keyed
-//	                 "<id>/<i>", i zero-padded to 8 digits
+//	campaign-plans   the scopes each campaign walks, with their update
+//	                 domains, written once
+//	campaign-scopes  the progress of each scope of a campaign that moved
+//	                 from where its plan has it, keyed "<id>/<i>", i
+//	                 zero-padded to 8 digits
 //	vms-by-scope, events-by-scope, vms-by-address  the indexes: the key
 //	                 "<group>/<member>", the value the member's key
 //

@@ -15,6 +15,7 @@ var buckets = map[records.Kind][]byte{
 	records.VMs:            vmsBucket,
 	records.Events:         eventsBucket,
 	records.Campaigns:      campaignsBucket,
+	records.CampaignPlans:  campaignPlansBucket,
 	records.CampaignScopes: campaignScopesBucket,
 	records.VMsByScope:     vmsByScopeBucket,
 	records.EventsByScope:  eventsByScopeBucket,

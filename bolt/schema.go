@@ -29,7 +29,9 @@ var (
 	eventsBucket    = []byte("events")
 	historyBucket   = []byte("history")
 	campaignsBucket = []byte("campaigns")
-	// campaignScopesBucket holds each campaign's progress per scope.
+	// campaignPlansBucket and campaignScopesBucket hold each campaign's
+	// plan and its progress per scope (see records.Tx.PutCampaign).
+	campaignPlansBucket  = []byte("campaign-plans")
 	campaignScopesBucket = []byte("campaign-scopes")
 
 	vmsByScopeBucket    = []byte("vms-by-scope")
@@ -37,7 +39,7 @@ var (
 	vmsByAddressBucket  = []byte("vms-by-address")
 
 	allBuckets = [][]byte{metaBucket, scopesBucket, vmsBucket, eventsBucket, historyBucket, campaignsBucket,
-		campaignScopesBucket, vmsByScopeBucket, eventsByScopeBucket, vmsByAddressBucket}
+		campaignPlansBucket, campaignScopesBucket, vmsByScopeBucket, eventsByScopeBucket, vmsByAddressBucket}
 
 	schemaKey = []byte("schema-version")
 )

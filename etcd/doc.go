@@ -12,8 +12,11 @@
 //	<prefix>/events/<id>         one JSON forewarn.Event per lowercased id
 //	<prefix>/campaigns/<id>      one JSON forewarn.Campaign per lowercased id,
 //	                             without its progress
+//	<prefix>/campaign-plans/<id> the scopes the campaign walks, in order,
+//	                             with their update domains: written once
 //	<prefix>/campaign-scopes/<id>/<i>  the progress of the campaign's scope
-//	                             i (a forewarn.ScopeProgress), i zero-padded
+//	                             i (a forewarn.ScopeProgress) once it moved
+//	                             from where the plan has it, i zero-padded
 //	                             to 8 digits
 //	<prefix>/history/<seq>       a finished event, seq zero-padded to 20 digits
 //	<prefix>/seq/history         the last history sequence number
@@ -25,8 +28,10 @@
 // Every write costs the size of its change, never of the fleet: etcd keeps
 // every version of a key until it is compacted, so a value that grows with
 // the fleet and is rewritten per event fills its database. A campaign's
-// write puts only the scopes whose progress moved (and its own key only if
-// its state did); a finished event puts its history entry and the
+// start puts its key and its plan, whatever the number of its scopes (a
+// transaction's writes are bounded too); then a write puts only the scopes
+// whose progress moved, and its own key only if its state did; a finished
+// event puts its history entry and the
 // sequence number, and trims the oldest entries with one range delete:
 // their keys sort in the order of their numbers, and entries are only
 // appended at the end and dropped from the front.
@@ -59,7 +64,8 @@
 //
 // Schema 2 replaced the JSON list of names per kind, which schema 1 kept in
 // <prefix>/index/<kind>, with the index entries above. Schema 3 moved each
-// campaign's progress out of its key into <prefix>/campaign-scopes/ and
+// campaign's progress out of its key into its plan and
+// <prefix>/campaign-scopes/, and
 // dropped <prefix>/index/history, the JSON list of the history's entries
 // that every finished event rewrote. Open upgrades an older prefix (every
 // replica must be stopped first).

@@ -161,12 +161,26 @@ func TestSchemaUpgradeSplitsCampaigns(t *testing.T) {
 	if want := []*forewarn.Campaign{big, small}; !reflect.DeepEqual(campaigns, want) {
 		t.Errorf("campaigns after upgrade differ:\n got %+v\nwant %+v", campaigns, want)
 	}
+	// An upgrade cut short is done again at the next Open: doing it again
+	// over what it did changes nothing.
+	if err := s.upgrade(t.Context(), 2); err != nil {
+		t.Fatal(err)
+	}
+	err = s.View(t.Context(), func(tx forewarn.Tx) (err error) {
+		campaigns, err = tx.Campaigns()
+		return err
+	})
+	if want := []*forewarn.Campaign{big, small}; err != nil || !reflect.DeepEqual(campaigns, want) {
+		t.Errorf("campaigns after a second upgrade differ (%v):\n got %+v\nwant %+v", err, campaigns, want)
+	}
 	if ids := eventIDs(history); !slices.Equal(ids, []string{"h5", "h4", "h3"}) {
 		t.Errorf("history after upgrade = %v, want h5 h4 h3", ids)
 	}
+	// The scopes that moved: 375 of big's (Done 0 in one of six) and
+	// small's one; the others are where the plans have them.
 	resp, err := s.Client().Get(t.Context(), prefix+"/campaign-scopes/", clientv3.WithPrefix(), clientv3.WithCountOnly())
-	if err != nil || resp.Count != 451 {
-		t.Errorf("%d progress keys after upgrade (%v), want 451", resp.Count, err)
+	if err != nil || resp.Count != 376 {
+		t.Errorf("%d progress keys after upgrade (%v), want 376", resp.Count, err)
 	}
 	for _, gone := range []string{"/index/history"} {
 		if resp, err := s.Client().Get(t.Context(), prefix+gone); err != nil || len(resp.Kvs) != 0 {

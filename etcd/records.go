@@ -15,6 +15,7 @@ var dirs = map[records.Kind]string{
 	records.VMs:            "vms",
 	records.Events:         "events",
 	records.Campaigns:      "campaigns",
+	records.CampaignPlans:  "campaign-plans",
 	records.CampaignScopes: "campaign-scopes",
 	records.VMsByScope:     "vms-by-scope",
 	records.EventsByScope:  "events-by-scope",

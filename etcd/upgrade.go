@@ -75,14 +75,11 @@ func (s *Store) buildIndexes(snap *snapshot, w *batchWriter) error {
 func (s *Store) splitCampaigns(snap *snapshot, w *batchWriter) error {
 	dir := s.keys.prefix + "/" + dirs[records.Campaigns] + "/"
 	err := snap.scan(dir, clientv3.GetPrefixRangeEnd(dir), func(key, value string) (bool, error) {
-		head, scopes, err := records.SplitCampaign(key[len(dir):], []byte(value))
-		for _, e := range scopes {
+		records, err := records.SplitCampaign(key[len(dir):], []byte(value))
+		for _, r := range records { // the campaign's own record last
 			if err == nil {
-				err = w.add(clientv3.OpPut(s.keys.record(dirs[e.Index], e.Key), e.Member))
+				err = w.add(clientv3.OpPut(s.keys.record(dirs[r.Index], r.Key), r.Member))
 			}
-		}
-		if err == nil {
-			err = w.add(clientv3.OpPut(key, string(head)))
 		}
 		return err == nil, err
 	})

@@ -123,7 +123,7 @@ func (s *Store) changeOf(events []*clientv3.Event) *change {
 		switch {
 		case dir == metaDir && rest != schemaKey && !slices.Contains(c.Meta, rest):
 			c.Meta = append(c.Meta, rest)
-		case dir == dirs[records.Campaigns] || dir == dirs[records.CampaignScopes]:
+		case dir == dirs[records.Campaigns] || dir == dirs[records.CampaignPlans] || dir == dirs[records.CampaignScopes]:
 			c.Campaigns = true
 			if id, _, _ := strings.Cut(rest, "/"); !slices.Contains(c.CampaignIDs, id) {
 				c.CampaignIDs = append(c.CampaignIDs, id)

@@ -87,6 +87,7 @@ func testCampaignProgress(t *testing.T, s forewarn.Store) {
 		func(c *forewarn.Campaign) {
 			c.Scopes[12].Skipped = []forewarn.SkippedDomain{{UpdateDomain: 0, Reason: "no VMs"}}
 		},
+		func(c *forewarn.Campaign) { c.Scopes[3].Done, c.Scopes[3].Event = 0, "" }, // back at its start
 		func(c *forewarn.Campaign) { c.Scopes = c.Scopes[:5] },
 		func(c *forewarn.Campaign) { c.State = forewarn.CampaignPaused },
 		func(c *forewarn.Campaign) {

@@ -23,9 +23,9 @@ const (
 	VMs       Kind = "VM"
 	Events    Kind = "event"
 	Campaigns Kind = "campaign"
-	// CampaignScopes is a campaign's progress in one scope, a record of its
-	// own (CampaignScopeKey), so that a campaign's write costs the scopes
-	// that moved, not the campaign.
+	// CampaignPlans and CampaignScopes are a campaign's plan and its
+	// progress in each scope that moved (see PutCampaign).
+	CampaignPlans  Kind = "campaign plan"
 	CampaignScopes Kind = "campaign scope"
 )
 
@@ -42,7 +42,7 @@ const (
 // Kinds are the kinds of record, and Indexes the indexes, as a store lays
 // out its buckets or directories.
 var (
-	Kinds   = []Kind{Scopes, VMs, Events, Campaigns, CampaignScopes}
+	Kinds   = []Kind{Scopes, VMs, Events, Campaigns, CampaignPlans, CampaignScopes}
 	Indexes = []Kind{VMsByScope, EventsByScope, VMsByAddress}
 )
 

@@ -1,13 +1,9 @@
 package records
 
 import (
-	"bytes"
 	"cmp"
-	"fmt"
 	"slices"
 	"time"
-
-	"github.com/segmentio/encoding/json"
 
 	"github.com/forewarn/forewarn"
 )
@@ -96,147 +92,6 @@ func (t Tx) PutEvent(e *forewarn.Event) error {
 // DeleteEvent deletes the event in flight with the id.
 func (t Tx) DeleteEvent(id string) error { return delIndexed(t, Events, EventsByScope, id) }
 
-// Campaign returns the campaign with the id.
-func (t Tx) Campaign(id string) (*forewarn.Campaign, error) {
-	c, err := get[forewarn.Campaign](t, Campaigns, id)
-	if err != nil {
-		return nil, err
-	}
-	return c, t.readProgress(c)
-}
-
-// Campaigns returns every campaign, oldest first: by CreatedAt, then ID.
-func (t Tx) Campaigns() ([]*forewarn.Campaign, error) {
-	out, err := t.CampaignHeaders()
-	if err != nil {
-		return nil, err
-	}
-	for _, c := range out {
-		if err := t.readProgress(c); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
-}
-
-// CampaignHeaders returns every campaign without its progress, oldest
-// first: by CreatedAt, then ID.
-func (t Tx) CampaignHeaders() ([]*forewarn.Campaign, error) {
-	out, err := all(func(fn func(*forewarn.Campaign) bool) error { return scan(t, Campaigns, "", fn) })
-	if err != nil {
-		return nil, err
-	}
-	slices.SortFunc(out, func(a, b *forewarn.Campaign) int { return oldestFirst(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
-	return out, nil
-}
-
-// PutCampaign writes a campaign, replacing the one with the same id: its
-// record, without its progress, and the progress of each scope, each in a
-// record of its own. It writes only the records that changed, so that a
-// campaign over thousands of scopes costs the scopes that moved.
-func (t Tx) PutCampaign(c *forewarn.Campaign) error {
-	if c == nil {
-		return forewarn.Errorf(forewarn.ErrInvalid, "campaign is nil")
-	}
-	if c.ID == "" {
-		return forewarn.Errorf(forewarn.ErrInvalid, "%s has no name", Campaigns)
-	}
-	stored, err := t.storedProgress(c.ID)
-	if err != nil {
-		return fmt.Errorf("put %s %q: %w", Campaigns, c.ID, err)
-	}
-	for i, p := range c.Scopes {
-		var old []byte
-		if i < len(stored) {
-			old = stored[i]
-		}
-		if err := putIfChanged(t, CampaignScopes, CampaignScopeKey(c.ID, i), old, p); err != nil {
-			return fmt.Errorf("put %s %q: %w", Campaigns, c.ID, err)
-		}
-	}
-	for i := len(c.Scopes); i < len(stored); i++ {
-		if _, err := t.Raw.RawDelete(CampaignScopes, CampaignScopeKey(c.ID, i)); err != nil {
-			return fmt.Errorf("put %s %q: %w", Campaigns, c.ID, err)
-		}
-	}
-	head := *c
-	head.Scopes = nil
-	old, _, err := t.Raw.RawGet(Campaigns, key(c.ID))
-	if err != nil {
-		return fmt.Errorf("put %s %q: %w", Campaigns, c.ID, err)
-	}
-	if err := putIfChanged(t, Campaigns, key(c.ID), old, head); err != nil {
-		return fmt.Errorf("put %s %q: %w", Campaigns, c.ID, err)
-	}
-	return nil
-}
-
-// CampaignScopeKey is the key of the progress of a campaign's scope i:
-// zero-padded, so that a campaign's keys sort in the order of its scopes.
-func CampaignScopeKey(id string, i int) string { return fmt.Sprintf("%s/%08d", key(id), i) }
-
-// readProgress reads the progress of a campaign's scopes into it.
-func (t Tx) readProgress(c *forewarn.Campaign) error {
-	c.Scopes = nil
-	err := t.Raw.RawScan(CampaignScopes, key(c.ID)+"/", "", func(k string, data []byte) (bool, error) {
-		p, err := decode[forewarn.ScopeProgress](CampaignScopes, k, data)
-		if err != nil {
-			return false, err
-		}
-		c.Scopes = append(c.Scopes, *p)
-		return true, nil
-	})
-	if err != nil {
-		return fmt.Errorf("read %s %q: %w", Campaigns, c.ID, err)
-	}
-	return nil
-}
-
-// storedProgress returns the JSON of the stored progress of a campaign's
-// scopes, in order.
-func (t Tx) storedProgress(id string) ([][]byte, error) {
-	var out [][]byte
-	err := t.Raw.RawScan(CampaignScopes, key(id)+"/", "", func(_ string, data []byte) (bool, error) {
-		out = append(out, slices.Clone(data))
-		return true, nil
-	})
-	return out, err
-}
-
-// putIfChanged writes v under key unless old is already its JSON.
-func putIfChanged(t Tx, k Kind, key string, old []byte, v any) error {
-	data, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode %s %q: %w", k, key, err)
-	}
-	if bytes.Equal(data, old) {
-		return nil
-	}
-	return t.Raw.RawPut(k, key, data)
-}
-
 func oldestFirst(ta time.Time, ia string, tb time.Time, ib string) int {
 	return cmp.Or(ta.Compare(tb), cmp.Compare(ia, ib))
-}
-
-// SplitCampaign returns the records of a campaign stored whole, as schemas
-// 1 and 2 stored it: its record without its progress, and the progress of
-// each scope under its key (CampaignScopeKey), in order.
-func SplitCampaign(name string, data []byte) (head []byte, scopes []Entry, err error) {
-	c, err := decode[forewarn.Campaign](Campaigns, name, data)
-	if err != nil {
-		return nil, nil, err
-	}
-	for i, p := range c.Scopes {
-		pdata, err := json.Marshal(p)
-		if err != nil {
-			return nil, nil, fmt.Errorf("encode %s %q: %w", Campaigns, name, err)
-		}
-		scopes = append(scopes, Entry{CampaignScopes, CampaignScopeKey(c.ID, i), string(pdata)})
-	}
-	c.Scopes = nil
-	if head, err = json.Marshal(c); err != nil {
-		return nil, nil, fmt.Errorf("encode %s %q: %w", Campaigns, name, err)
-	}
-	return head, scopes, nil
 }
