@@ -18,18 +18,17 @@ import (
 // It writes the campaign only if its progress changed.
 func (f *Fabric) advance(t *txn, c *forewarn.Campaign) error {
 	before := progressOf(c)
+	budget := int(f.advanceBatch.Load())
 	switch c.State {
 	case forewarn.CampaignRunning:
-		if err := f.step(t, c); err != nil {
+		if err := f.step(t, c, budget); err != nil {
 			return err
 		}
 	case forewarn.CampaignPaused, forewarn.CampaignCancelled:
 		// Events in flight go on while paused, and the Started ones of a
 		// cancelled campaign; their ends still count.
-		for i := range c.Scopes {
-			if err := settle(t, &c.Scopes[i]); err != nil {
-				return err
-			}
+		if _, err := settleAll(t, c, budget); err != nil {
+			return err
 		}
 		// A paused campaign with nothing left to walk (its scopes deleted
 		// meanwhile) is done.
@@ -65,32 +64,33 @@ func progressOf(c *forewarn.Campaign) forewarn.Campaign {
 	return p
 }
 
-// advanceBatch is how many events one advance of a campaign schedules at
-// most (less if the store takes less: updateCampaigns); the scheduler
+// advanceBatch is how many scopes one advance of a campaign moves at most
+// (less if the store takes less: updateCampaigns), counting each update
+// domain it notes as done and each event it schedules; the scheduler
 // advances it again at once for the rest. A campaign over 10,000 scopes so
 // writes in transactions of a bounded size, which bounds the memory they
 // take (and the work lost to a failed commit).
 const advanceBatch = 1000
 
-// step is advance's work on a running campaign.
-func (f *Fabric) step(t *txn, c *forewarn.Campaign) error {
+// step is advance's work on a running campaign, moving up to budget scopes.
+func (f *Fabric) step(t *txn, c *forewarn.Campaign, budget int) error {
+	settled, err := settleAll(t, c, budget)
+	if err != nil {
+		return err
+	}
+	budget -= settled
 	active := 0
 	for i := range c.Scopes {
-		p := &c.Scopes[i]
-		if err := settle(t, p); err != nil {
-			return err
-		}
-		if underWay(p) {
+		if underWay(&c.Scopes[i]) {
 			active++
 		}
 	}
-	scheduled := 0
 	for i := range c.Scopes {
 		p := &c.Scopes[i]
 		if p.Finished() || p.Event != "" || (!underWay(p) && active >= c.Spec.ParallelScopes) {
 			continue
 		}
-		if scheduled == int(f.advanceBatch.Load()) {
+		if budget <= 0 {
 			t.wakeup = true // the rest in the next transaction
 			break
 		}
@@ -104,7 +104,7 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign) error {
 			active--
 		}
 		if p.Event != "" {
-			scheduled++
+			budget--
 		}
 	}
 	if allFinished(c) {
@@ -124,17 +124,40 @@ func underWay(p *forewarn.ScopeProgress) bool {
 	return !p.Finished() && (p.Done > 0 || p.Event != "" || p.Waiting != "")
 }
 
-// settle notes that the event of a scope's update domain has ended.
-func settle(t *txn, p *forewarn.ScopeProgress) error {
+// settleAll notes, in up to budget of a campaign's scopes, that the event
+// of their update domain has ended, and returns how many it noted. A scope
+// left for the next advance still has its event: it stays under way.
+func settleAll(t *txn, c *forewarn.Campaign, budget int) (int, error) {
+	settled := 0
+	for i := range c.Scopes {
+		if settled == budget {
+			t.wakeup = true // the rest in the next transaction
+			break
+		}
+		ended, err := settle(t, &c.Scopes[i])
+		if err != nil {
+			return settled, err
+		}
+		if ended {
+			settled++
+		}
+	}
+	return settled, nil
+}
+
+// settle notes that the event of a scope's update domain has ended, and
+// reports whether it had.
+func settle(t *txn, p *forewarn.ScopeProgress) (bool, error) {
 	if p.Event == "" {
-		return nil
+		return false, nil
 	}
 	live, err := t.isLive(p.Event)
-	if err == nil && !live {
-		p.Event = ""
-		p.Done++
+	if err != nil || live {
+		return false, err
 	}
-	return err
+	p.Event = ""
+	p.Done++
+	return true, nil
 }
 
 // nextDomain schedules the event of the scope's next update domain that has

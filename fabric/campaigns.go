@@ -284,16 +284,17 @@ func (f *Fabric) cancelBatch(t *txn, c *forewarn.Campaign, batch int) (done bool
 }
 
 // advanceCampaigns moves every campaign that may still move on (moving), in one transaction
-// that writes only what changed; it reports whether events changed.
-func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
+// that writes only what changed; it reports whether events changed, and
+// whether a campaign stopped at a batch, with more to do at once.
+func (f *Fabric) advanceCampaigns(ctx context.Context) (advanced, more bool, err error) {
 	var candidates []*forewarn.Campaign
-	err := f.view(ctx, func(tx forewarn.Tx) error {
+	err = f.view(ctx, func(tx forewarn.Tx) error {
 		var err error
 		candidates, err = f.unsettled(tx)
 		return err
 	})
 	if err != nil || len(candidates) == 0 {
-		return false, err
+		return false, false, err
 	}
 	var t0 *txn
 	err = f.updateCampaigns(ctx, func(t *txn) error {
@@ -309,7 +310,10 @@ func (f *Fabric) advanceCampaigns(ctx context.Context) (bool, error) {
 		}
 		return nil
 	})
-	return err == nil && len(t0.bumped) > 0, err
+	if err != nil {
+		return false, false, err
+	}
+	return len(t0.bumped) > 0, t0.wakeup, nil
 }
 
 // unsettled returns the campaigns that may still move (moving), whole. A

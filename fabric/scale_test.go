@@ -308,3 +308,79 @@ func startCampaignOn(t *testing.T, f *Fabric, spec forewarn.CampaignSpec) *forew
 	}
 	return c
 }
+
+// TestAdvanceMovesABatchOfScopes runs a campaign whose events all end at
+// once in more scopes than a transaction may move, and checks that no
+// transaction moves more scopes of it than the batch (each a write of the
+// store: etcd bounds them), counting the ends it notes as well as the
+// events it schedules, and that the campaign still ends.
+func TestAdvanceMovesABatchOfScopes(t *testing.T) {
+	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
+	scopes := manyScopes(h, 300)
+	moves := &progressMoves{Store: h.store}
+	f, err := New(h.ctx, Config{Store: moves, Clock: h.clock, AlwaysEnabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.PublishTo(h.ctx, h.pub); err != nil {
+		t.Fatal(err)
+	}
+	f.advanceBatch.Store(40)
+	h.f = f
+	c := startCampaign(h, forewarn.CampaignSpec{Type: forewarn.Freeze, All: true, ParallelScopes: 300})
+	r := newRollout(h, c)
+	r.run(nil)
+	if got := h.campaign(c.ID); got.State != forewarn.CampaignDone {
+		t.Fatalf("campaign is %s, want done", got.State)
+	}
+	for _, s := range scopes {
+		if fmt.Sprint(r.order[s]) != "[0 1]" {
+			t.Fatalf("update domains of %s in order %v", s, r.order[s])
+		}
+	}
+	if moves.most > 40 {
+		t.Errorf("a transaction moved %d scopes of the campaign, more than the batch of 40", moves.most)
+	}
+}
+
+// progressMoves notes the most scopes whose progress one transaction
+// changed through PutCampaign.
+type progressMoves struct {
+	forewarn.Store
+	most int
+}
+
+func (s *progressMoves) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
+	return s.Store.Update(ctx, func(tx forewarn.Tx) error {
+		t := &progressMovesTx{Tx: tx}
+		err := fn(t)
+		s.most = max(s.most, t.moved)
+		return err
+	})
+}
+
+type progressMovesTx struct {
+	forewarn.Tx
+	moved int
+}
+
+func (t *progressMovesTx) PutCampaign(c *forewarn.Campaign) error {
+	moved := len(c.Scopes)
+	if old, err := t.Tx.Campaign(c.ID); err == nil {
+		moved = 0
+		for i := range c.Scopes {
+			if i >= len(old.Scopes) || fmt.Sprint(old.Scopes[i]) != fmt.Sprint(c.Scopes[i]) {
+				moved++
+			}
+		}
+	} else if c.State == forewarn.CampaignRunning {
+		moved = 0 // a new campaign: its plan, not its moves
+		for _, p := range c.Scopes {
+			if p.Event != "" || p.Done > 0 {
+				moved++
+			}
+		}
+	}
+	t.moved += moved
+	return t.Tx.PutCampaign(c)
+}

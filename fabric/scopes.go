@@ -181,7 +181,7 @@ func leaveScope(t *txn, scope string) error {
 		if c.Ended() || i < 0 || c.Scopes[i].Finished() {
 			continue
 		}
-		if err := settle(t, &c.Scopes[i]); err != nil {
+		if _, err := settle(t, &c.Scopes[i]); err != nil {
 			return err
 		}
 		skipRest(&c.Scopes[i], "the scope was deleted")

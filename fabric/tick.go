@@ -22,7 +22,7 @@ const retryAfter = time.Second
 func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 	p := f.pending()
 	errs := f.runDue(ctx, p.due)
-	advanced, err := f.advanceIfDue(ctx)
+	advanced, more, err := f.advanceIfDue(ctx)
 	errs = append(errs, err)
 	if len(p.due) > 0 || advanced {
 		p = f.pending()
@@ -30,6 +30,9 @@ func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 	f.acts.retain(p.live)
 	for _, e := range p.actuate {
 		f.actuate(ctx, e)
+	}
+	if more { // a campaign's next batch is due now
+		p.next = f.clock.Now()
 	}
 	return p.next, errors.Join(errs...)
 }
@@ -65,16 +68,17 @@ func (f *Fabric) runDue(ctx context.Context, due []string) []error {
 }
 
 // advanceIfDue advances the campaigns if one may move on (campaignsDue);
-// it reports whether events changed.
-func (f *Fabric) advanceIfDue(ctx context.Context) (bool, error) {
+// it reports whether events changed, and whether a campaign has more to do
+// at once (its advance stopped at a batch).
+func (f *Fabric) advanceIfDue(ctx context.Context) (advanced, more bool, err error) {
 	if !f.campaignsDue.Swap(false) {
-		return false, nil
+		return false, false, nil
 	}
-	advanced, err := f.advanceCampaigns(ctx)
-	if err != nil {
+	advanced, more, err = f.advanceCampaigns(ctx)
+	if err != nil || more {
 		f.campaignsDue.Store(true)
 	}
-	return advanced, err
+	return advanced, more, err
 }
 
 // dueBatch is how many due events one transaction starts or completes: a
