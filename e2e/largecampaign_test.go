@@ -27,8 +27,8 @@ func TestLargeCampaignOnEtcd(t *testing.T) {
 	}
 	// serve says so before it answers, but its log reaches the test
 	// through a pipe: wait for the line.
-	eventually(t, 30*time.Second, "serve saying it schedules fewer scopes a transaction", func() bool {
-		return strings.Contains(s.log.String(), "scheduling fewer scopes a transaction")
+	eventually(t, 30*time.Second, "serve saying it takes fewer scopes a transaction", func() bool {
+		return strings.Contains(s.log.String(), "taking fewer scopes of a campaign a transaction")
 	})
 	eventually(t, 60*time.Second, "the campaign done", func() bool {
 		got, err := s.admin.Campaign(ctx, c.ID)

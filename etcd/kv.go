@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -341,7 +342,7 @@ func (o *optimistic) pin(key string) (string, bool, error) {
 
 // commit writes everything at once if no other Update committed since the
 // snapshot and the pinned keys are unchanged; ok is false if one did.
-func (o *optimistic) commit(guard string) (ok bool, err error) {
+func (o *optimistic) commit(guard, writer string) (ok bool, err error) {
 	if err := o.fetch([]string{guard}); err != nil { // pins a revision if nothing was read
 		return false, err
 	}
@@ -362,7 +363,7 @@ func (o *optimistic) commit(guard string) (ok bool, err error) {
 			ops = append(ops, clientv3.OpDelete(k))
 		}
 	}
-	ops = append(ops, clientv3.OpPut(guard, fmt.Sprint(o.rev)))
+	ops = append(ops, clientv3.OpPut(guard, writer+" "+strconv.FormatInt(o.rev, 10)))
 	resp, err := o.client.Txn(o.ctx).If(cmps...).Then(ops...).Commit()
 	if errors.Is(err, rpctypes.ErrTooManyOps) {
 		return false, fmt.Errorf("commit to etcd (%d writes, more than its --max-txn-ops): %w (%w)",

@@ -2,6 +2,7 @@ package etcd
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
 	"errors"
 	"fmt"
@@ -58,6 +59,9 @@ type Store struct {
 	// compactEvery is Config.CompactEvery; clock times it.
 	compactEvery time.Duration
 	clock        clockwork.Clock
+	// writer names this store in the guard key its Updates write, so that
+	// its watch can leave them out (see Watch).
+	writer string
 
 	closeOnce sync.Once
 	closeErr  error
@@ -94,6 +98,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("open etcd store %s: %w", where, err)
 	}
 	s := &Store{client: client, keys: keys{prefix}, where: where, logger: logger.With("component", "store"),
+		writer:       rand.Text(),
 		compactEvery: cfg.CompactEvery, clock: clockwork.NewRealClock()}
 	checkCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
@@ -161,7 +166,7 @@ func (s *Store) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
 		if err != nil {
 			return err
 		}
-		committed, err := kv.commit(s.keys.updateGuard())
+		committed, err := kv.commit(s.keys.updateGuard(), s.writer)
 		if err != nil {
 			return fmt.Errorf("update store: %w", err)
 		}

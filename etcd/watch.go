@@ -19,8 +19,9 @@ var _ forewarn.Watcher = (*Store)(nil)
 const rewatchAfter = time.Second
 
 // Watch follows the keys of the store and sends, once per batch of changes
-// etcd reports, what changed, by this store or any other writer: the scopes
-// whose record, VMs or events changed, the settings, the campaigns. It
+// etcd reports, what other writers changed (other replicas' stores; what
+// this store's own Updates wrote, their caller knows): the scopes whose
+// record, VMs or events changed, the settings, the campaigns. It
 // follows from the revision current when it is called, so a read made after
 // Watch returns misses nothing. If etcd compacted away revisions the watch
 // had not seen, it sends a Change with All set. The channel closes when ctx
@@ -69,7 +70,7 @@ func (s *Store) watch(ctx context.Context, next int64, out chan<- forewarn.Chang
 				break
 			}
 			next = resp.Header.Revision + 1
-			if c := s.changeOf(resp.Events); !c.empty() && !send(ctx, out, c.Change) {
+			if c := s.changeOf(s.others(resp.Events)); !c.empty() && !send(ctx, out, c.Change) {
 				return
 			}
 		}
@@ -79,6 +80,29 @@ func (s *Store) watch(ctx context.Context, next int64, out chan<- forewarn.Chang
 		case <-time.After(rewatchAfter):
 		}
 	}
+}
+
+// others returns the events of a watch response that other writers made:
+// it leaves out the revisions whose guard key (which every Update writes)
+// names this store as its writer.
+func (s *Store) others(events []*clientv3.Event) []*clientv3.Event {
+	guard := s.keys.updateGuard()
+	own := map[int64]bool{}
+	for _, ev := range events {
+		if string(ev.Kv.Key) == guard && strings.HasPrefix(string(ev.Kv.Value), s.writer+" ") {
+			own[ev.Kv.ModRevision] = true
+		}
+	}
+	if len(own) == 0 {
+		return events
+	}
+	out := make([]*clientv3.Event, 0, len(events))
+	for _, ev := range events {
+		if !own[ev.Kv.ModRevision] {
+			out = append(out, ev)
+		}
+	}
+	return out
 }
 
 // send sends c unless ctx ends first.

@@ -88,3 +88,25 @@ func TestWatchClosesWithContext(t *testing.T) {
 	for range ch { // drains until closed; a hang fails by the test timeout
 	}
 }
+
+// TestWatchLeavesOwnCommitsOut: what a store's own Updates wrote does not
+// come back through its watch (their caller publishes them), what another
+// store wrote does.
+func TestWatchLeavesOwnCommitsOut(t *testing.T) {
+	prefix := newPrefix()
+	a, b := mustOpen(t, prefix), mustOpen(t, prefix)
+	ch := a.Watch(t.Context())
+	put := func(s *Store, scope string) {
+		t.Helper()
+		if err := s.Update(t.Context(), func(tx forewarn.Tx) error {
+			return tx.PutScope(&forewarn.Scope{Name: scope, Incarnation: 1})
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(a, "own")
+	put(b, "other")
+	if got := nextChange(t, ch); !reflect.DeepEqual(got, forewarn.Change{Scopes: []string{"other"}}) {
+		t.Errorf("watch sent %+v, want only the other store's change", got)
+	}
+}

@@ -174,7 +174,7 @@ func TestDeleteRangeInTransaction(t *testing.T) {
 	if want := []string{"04=after", "08=v", "09=v"}; !slices.Equal(scanned, want) {
 		t.Errorf("scan after the deletes = %v, want %v", scanned, want)
 	}
-	ok, err := o.commit(s.keys.updateGuard())
+	ok, err := o.commit(s.keys.updateGuard(), s.writer)
 	if err != nil || !ok {
 		t.Fatalf("commit = %v, %v", ok, err)
 	}
