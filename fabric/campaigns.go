@@ -287,13 +287,16 @@ func (f *Fabric) cancelBatch(t *txn, c *forewarn.Campaign, batch int) (done bool
 // that writes only what changed; it reports whether events changed, and
 // whether a campaign stopped at a batch, with more to do at once.
 func (f *Fabric) advanceCampaigns(ctx context.Context) (advanced, more bool, err error) {
-	var candidates []*forewarn.Campaign
-	err = f.view(ctx, func(tx forewarn.Tx) error {
-		var err error
-		candidates, err = f.unsettled(tx)
+	mayMove := false
+	err = f.view(ctx, func(tx forewarn.Tx) error { // headers only: most often none moves
+		headers, err := tx.CampaignHeaders()
+		mayMove = slices.ContainsFunc(headers, func(h *forewarn.Campaign) bool {
+			_, settled := f.settled.Load(h.ID)
+			return !settled
+		})
 		return err
 	})
-	if err != nil || len(candidates) == 0 {
+	if err != nil || !mayMove {
 		return false, false, err
 	}
 	var t0 *txn
