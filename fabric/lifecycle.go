@@ -1,8 +1,8 @@
 package fabric
 
 import (
-	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -24,7 +24,7 @@ func (f *Fabric) start(t *txn, e *forewarn.Event) error {
 	if err := t.PutEvent(e); err != nil {
 		return fmt.Errorf("start event %s: %w", e.ID, err)
 	}
-	if err := f.restate(t, e.Resources); err != nil {
+	if err := f.restate(t, e.Scope, e.Resources); err != nil {
 		return err
 	}
 	t.started = append(t.started, e)
@@ -74,7 +74,7 @@ func (f *Fabric) complete(t *txn, e *forewarn.Event) error {
 		}
 		return nil
 	}
-	return f.restate(t, e.Resources)
+	return f.restate(t, e.Scope, e.Resources)
 }
 
 // end removes an event from the document and appends it to the history.
@@ -91,16 +91,21 @@ func (f *Fabric) end(t *txn, e *forewarn.Event, outcome forewarn.Outcome) error 
 	return t.eventsChanged(e.Scope)
 }
 
-// restate sets the state of each VM named from the events in flight on it:
-// the impact of the one started last, or running if none has started.
-func (f *Fabric) restate(t *txn, names []string) error {
+// restate sets the state of each VM named, of the scope, from the events
+// in flight on it: the impact of the one started last, or running if none
+// has started. It reads the scope's VMs, which the transaction keeps for
+// the scope's snapshot, rather than each VM.
+func (f *Fabric) restate(t *txn, scope string, names []string) error {
+	vms, err := t.VMs(scope)
+	if err != nil {
+		return err
+	}
 	for _, name := range names {
-		vm, err := t.VM(name)
-		if errors.Is(err, forewarn.ErrNotFound) {
+		i := slices.IndexFunc(vms, func(vm *forewarn.VM) bool { return forewarn.SameName(vm.Name, name) })
+		if i < 0 {
 			continue // deleted meanwhile
-		} else if err != nil {
-			return err
 		}
+		vm := vms[i]
 		state, err := stateOf(t, vm)
 		if err != nil {
 			return err

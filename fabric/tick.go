@@ -41,7 +41,7 @@ func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 // (dueBatch, smaller while the store finds the transaction too large), or
 // each in a transaction of its own if their batch fails otherwise, so that
 // one that fails holds up no other.
-func (f *Fabric) runDue(ctx context.Context, due []string) []error {
+func (f *Fabric) runDue(ctx context.Context, due []dueEvent) []error {
 	var errs []error
 	for len(due) > 0 {
 		size := f.dueBatch.Load()
@@ -57,9 +57,9 @@ func (f *Fabric) runDue(ctx context.Context, due []string) []error {
 				continue
 			}
 		}
-		for _, id := range batch {
-			if err := f.dueAll(ctx, []string{id}); err != nil {
-				errs = append(errs, fmt.Errorf("event %s: %w", id, err))
+		for _, d := range batch {
+			if err := f.dueAll(ctx, []dueEvent{d}); err != nil {
+				errs = append(errs, fmt.Errorf("event %s: %w", d.id, err))
 			}
 		}
 		due = due[len(batch):]
@@ -87,17 +87,20 @@ func (f *Fabric) advanceIfDue(ctx context.Context) (advanced, more bool, err err
 const dueBatch = 256
 
 // dueAll starts or completes the events whose time has come, in one
-// transaction.
-func (f *Fabric) dueAll(ctx context.Context, ids []string) error {
+// transaction. It reads each through its scope's events, which starting or
+// completing it reads anyway.
+func (f *Fabric) dueAll(ctx context.Context, due []dueEvent) error {
 	return f.update(ctx, func(t *txn) error {
-		for _, id := range ids {
-			e, err := t.Event(id)
-			if errors.Is(err, forewarn.ErrNotFound) {
-				continue // gone meanwhile
-			} else if err != nil {
+		for _, d := range due {
+			events, err := t.Events(d.scope)
+			if err != nil {
 				return err
 			}
-			if err := f.due(t, e); err != nil {
+			i := slices.IndexFunc(events, func(e *forewarn.Event) bool { return forewarn.SameName(e.ID, d.id) })
+			if i < 0 {
+				continue // gone meanwhile
+			}
+			if err := f.due(t, events[i]); err != nil {
 				return err
 			}
 		}
@@ -105,10 +108,13 @@ func (f *Fabric) dueAll(ctx context.Context, ids []string) error {
 	})
 }
 
+// dueEvent is an event whose time has come, and its scope.
+type dueEvent struct{ id, scope string }
+
 // work is what pending found to do.
 type work struct {
 	next    time.Time         // the next deadline, zero if none
-	due     []string          // events whose deadline has passed
+	due     []dueEvent        // events whose deadline has passed
 	actuate []*forewarn.Event // started events the actuator carries out
 	live    map[runKey]bool   // the runs started events may need
 }
@@ -148,7 +154,7 @@ func (f *Fabric) pending() work {
 		return cmp.Or(da.Compare(db), cmp.Compare(a.ID, b.ID))
 	})
 	for _, e := range due {
-		w.due = append(w.due, e.ID)
+		w.due = append(w.due, dueEvent{e.ID, e.Scope})
 	}
 	return w
 }
