@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"time"
 
+	"go.etcd.io/etcd/api/v3/mvccpb"
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
 	clientv3 "go.etcd.io/etcd/client/v3"
 
@@ -35,6 +36,8 @@ type kv interface {
 	delRange(from, end string)
 	// revision is the revision reads are made at, 0 before the first.
 	revision() int64
+	// prefetch reads ranges ahead, in as few round trips as it can.
+	prefetch(ranges []keyRange) error
 }
 
 // read is a value read, with the revision of its last change (0 if the key
@@ -51,6 +54,8 @@ type snapshot struct {
 	ctx    context.Context
 	rev    int64
 	cache  map[string]read
+	// ranges are whole ranges read ahead (prefetch), for scan.
+	ranges map[keyRange][]*mvccpb.KeyValue
 }
 
 func (s *snapshot) get(keys ...string) (map[string]string, error) {
@@ -104,8 +109,16 @@ func (s *snapshot) fetch(keys []string) error {
 }
 
 // scan reads the range a page at a time, every page at the snapshot's
-// revision.
+// revision, or from what prefetch read of it.
 func (s *snapshot) scan(from, end string, fn func(key, value string) (bool, error)) error {
+	if kvs, ok := s.ranges[keyRange{from, end}]; ok {
+		for _, kv := range kvs {
+			if more, err := fn(string(kv.Key), string(kv.Value)); err != nil || !more {
+				return err
+			}
+		}
+		return nil
+	}
 	for {
 		opts := append([]clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(scanPage)}, s.opts()...)
 		resp, err := s.read([]clientv3.Op{clientv3.OpGet(from, opts...)})
@@ -130,6 +143,34 @@ func (s *snapshot) scan(from, end string, fn func(key, value string) (bool, erro
 
 // scanPage is how many keys one range read returns.
 const scanPage = 500
+
+// prefetch reads ranges ahead, maxReadOps a request, so that scan finds
+// them without a round trip each. A range of more than scanPage keys is
+// left for scan to read page by page.
+func (s *snapshot) prefetch(ranges []keyRange) error {
+	if s.ranges == nil {
+		s.ranges = map[keyRange][]*mvccpb.KeyValue{}
+	}
+	for chunk := range slices.Chunk(ranges, maxReadOps) {
+		ops := make([]clientv3.Op, len(chunk))
+		for i, r := range chunk {
+			ops[i] = clientv3.OpGet(r.from, append([]clientv3.OpOption{clientv3.WithRange(r.end), clientv3.WithLimit(scanPage)}, s.opts()...)...)
+		}
+		resp, err := s.read(ops)
+		if err != nil {
+			return err
+		}
+		if s.rev == 0 {
+			s.rev = resp.Header.Revision
+		}
+		for i, r := range resp.Responses {
+			if page := r.GetResponseRange(); !page.More {
+				s.ranges[chunk[i]] = page.Kvs
+			}
+		}
+	}
+	return nil
+}
 
 // read runs a request of reads, again after an error that only says etcd
 // was electing a leader, up to readAttempts times in all. Reads can be

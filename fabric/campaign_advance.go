@@ -85,6 +85,9 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign, budget int) error {
 			active++
 		}
 	}
+	if err := t.prefetch(nextScopes(c, active, budget)); err != nil {
+		return err
+	}
 	for i := range c.Scopes {
 		p := &c.Scopes[i]
 		if p.Finished() || p.Event != "" || (!underWay(p) && active >= c.Spec.ParallelScopes) {
@@ -112,6 +115,26 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign, budget int) error {
 		c.EndedAt = t.now
 	}
 	return nil
+}
+
+// nextScopes returns the scopes step may schedule in next, up to budget of
+// them, for it to read them ahead.
+func nextScopes(c *forewarn.Campaign, active, budget int) []string {
+	var out []string
+	for i := range c.Scopes {
+		p := &c.Scopes[i]
+		if len(out) == budget {
+			break
+		}
+		if p.Finished() || p.Event != "" || (!underWay(p) && active >= c.Spec.ParallelScopes) {
+			continue
+		}
+		if !underWay(p) {
+			active++
+		}
+		out = append(out, p.Scope)
+	}
+	return out
 }
 
 // allFinished reports whether a campaign has walked every scope to its end.

@@ -91,6 +91,13 @@ const dueBatch = 256
 // completing it reads anyway.
 func (f *Fabric) dueAll(ctx context.Context, due []dueEvent) error {
 	return f.update(ctx, func(t *txn) error {
+		scopes := make([]string, len(due))
+		for i, d := range due {
+			scopes[i] = d.scope
+		}
+		if err := t.prefetch(scopes); err != nil {
+			return err
+		}
 		for _, d := range due {
 			events, err := t.Events(d.scope)
 			if err != nil {

@@ -201,6 +201,26 @@ func (t *txn) Events(scope string) ([]*forewarn.Event, error) {
 	return copyEvents(events), nil
 }
 
+// prefetch reads ahead the records of the scopes this transaction has not
+// read, with their VMs and events, in a few round trips for them all, if
+// the store reads ahead (etcd: a round trip or two each otherwise).
+func (t *txn) prefetch(scopes []string) error {
+	p, ok := t.Tx.(interface{ PrefetchScopes([]string) error })
+	if !ok {
+		return nil
+	}
+	var fresh []string
+	for _, s := range scopes {
+		key := strings.ToLower(s)
+		_, vms := t.vms[key]
+		_, events := t.eventsOf[key]
+		if !vms || !events {
+			fresh = append(fresh, s)
+		}
+	}
+	return p.PrefetchScopes(fresh)
+}
+
 // isLive reports whether the event with the id is in flight.
 func (t *txn) isLive(id string) (bool, error) {
 	if t.live == nil {

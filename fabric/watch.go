@@ -90,6 +90,11 @@ func (f *Fabric) refreshLocked(ctx context.Context, c forewarn.Change) error {
 			}
 			scopes = append(slices.Collect(maps.Values(f.published)), stored...)
 		}
+		if !c.All {
+			if err := t.prefetch(scopes); err != nil {
+				return err
+			}
+		}
 		for _, name := range scopes {
 			_, err := t.Scope(name)
 			switch {

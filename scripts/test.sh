@@ -46,6 +46,10 @@ fi
 # (about 12 s).
 echo "== simulation (internal/sim): 50,000 operations"
 scripts/simulate.sh
+# And 5 seeds on an embedded etcd (about 20 s): its transactions, its
+# read-ahead and its watch, which the in-memory store does not have.
+echo "== simulation on etcd: 5,000 operations"
+scripts/simulate.sh -store etcd -seeds 5
 
 # A count, not a duration: with a duration, Go 1.26's fuzz coordinator can
 # fail a clean run with "context deadline exceeded" when the time is up on

@@ -302,3 +302,47 @@ func IndexEntries(k Kind, name string, data []byte) ([]Entry, error) {
 	}
 	return entriesOf(byScope, name, r), nil
 }
+
+// prefetcher is a Raw that can read ranges of keys ahead, many in one round
+// trip (etcd); RawScan of a range read ahead costs none.
+type prefetcher interface {
+	RawPrefetch(k Kind, prefixes []string) error
+}
+
+// PrefetchScopes reads ahead the records of the scopes, with their VMs and
+// events in flight, in a few round trips for them all, if the store reads
+// ahead (etcd); the reads of each that follow then cost none. A store
+// that reads locally (bbolt, memory) does nothing.
+func (t Tx) PrefetchScopes(scopes []string) error {
+	p, ok := t.Raw.(prefetcher)
+	if !ok || len(scopes) == 0 {
+		return nil
+	}
+	keys := make([]string, len(scopes))
+	groups := make([]string, len(scopes))
+	for i, s := range scopes {
+		keys[i], groups[i] = key(s), key(s)+"/"
+	}
+	if _, err := t.Raw.RawGetMany(Scopes, keys); err != nil {
+		return fmt.Errorf("read ahead scopes: %w", err)
+	}
+	for _, ix := range []struct{ index, kind Kind }{{VMsByScope, VMs}, {EventsByScope, Events}} {
+		if err := p.RawPrefetch(ix.index, groups); err != nil {
+			return fmt.Errorf("read ahead %ss of scopes: %w", ix.kind, err)
+		}
+		var members []string
+		for _, g := range groups {
+			err := t.Raw.RawScan(ix.index, g, "", func(_ string, member []byte) (bool, error) {
+				members = append(members, string(member))
+				return true, nil
+			})
+			if err != nil {
+				return fmt.Errorf("read ahead %ss of scopes: %w", ix.kind, err)
+			}
+		}
+		if _, err := t.Raw.RawGetMany(ix.kind, members); err != nil {
+			return fmt.Errorf("read ahead %ss of scopes: %w", ix.kind, err)
+		}
+	}
+	return nil
+}

@@ -42,6 +42,11 @@ func options() Options {
 func TestSimulation(t *testing.T) {
 	opts := options()
 	opts.Store, opts.Dir = *storeFlag, t.TempDir()
+	if opts.Store == "etcd" { // -store etcd: the one FOREWARN_SIM_ETCD names, or an embedded one
+		if opts.Etcd = os.Getenv("FOREWARN_SIM_ETCD"); opts.Etcd == "" {
+			opts.Etcd = startEtcd(t)
+		}
+	}
 	n := cmpOr(*opsFlag, 1000)
 	seeds := cmpOr(*seedsFlag, 50)
 	switch {
