@@ -224,16 +224,31 @@ func (t *txn) prefetch(scopes []string) error {
 // isLive reports whether the event with the id is in flight.
 func (t *txn) isLive(id string) (bool, error) {
 	if t.live == nil {
-		events, err := t.Tx.Events("")
+		ids, err := t.eventIDs()
 		if err != nil {
 			return false, err
 		}
-		t.live = make(map[string]bool, len(events))
-		for _, e := range events {
-			t.live[strings.ToLower(e.ID)] = true
+		t.live = make(map[string]bool, len(ids))
+		for _, id := range ids {
+			t.live[strings.ToLower(id)] = true
 		}
 	}
 	return t.live[strings.ToLower(id)], nil
+}
+
+// eventIDs returns the ids of every event in flight: from the store's
+// index if it lists them (the stores do; a wrapper may not), without
+// reading the events.
+func (t *txn) eventIDs() ([]string, error) {
+	if l, ok := t.Tx.(interface{ EventIDs() ([]string, error) }); ok {
+		return l.EventIDs()
+	}
+	events, err := t.Tx.Events("")
+	ids := make([]string, len(events))
+	for i, e := range events {
+		ids[i] = e.ID
+	}
+	return ids, err
 }
 
 // copyEvents returns deep copies of events.

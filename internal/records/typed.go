@@ -2,6 +2,7 @@ package records
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 	"time"
 
@@ -94,4 +95,18 @@ func (t Tx) DeleteEvent(id string) error { return delIndexed(t, Events, EventsBy
 
 func oldestFirst(ta time.Time, ia string, tb time.Time, ib string) int {
 	return cmp.Or(ta.Compare(tb), cmp.Compare(ia, ib))
+}
+
+// EventIDs returns the ids of every event in flight, lowercased, from the
+// index of the events by scope: without reading the events.
+func (t Tx) EventIDs() ([]string, error) {
+	var ids []string
+	err := t.Raw.RawScan(EventsByScope, "", "", func(_ string, member []byte) (bool, error) {
+		ids = append(ids, string(member))
+		return true, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list %ss: %w", Events, err)
+	}
+	return ids, nil
 }
