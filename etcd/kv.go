@@ -109,9 +109,11 @@ func (s *snapshot) fetch(keys []string) error {
 }
 
 // scan reads the range a page at a time, every page at the snapshot's
-// revision, or from what prefetch read of it.
+// revision, or from what a read of the whole range before (prefetch, or a
+// scan of at most keptScan keys) kept of it.
 func (s *snapshot) scan(from, end string, fn func(key, value string) (bool, error)) error {
-	if kvs, ok := s.ranges[keyRange{from, end}]; ok {
+	whole := keyRange{from, end}
+	if kvs, ok := s.ranges[whole]; ok {
 		for _, kv := range kvs {
 			if more, err := fn(string(kv.Key), string(kv.Value)); err != nil || !more {
 				return err
@@ -119,6 +121,7 @@ func (s *snapshot) scan(from, end string, fn func(key, value string) (bool, erro
 		}
 		return nil
 	}
+	var kept []*mvccpb.KeyValue
 	for {
 		opts := append([]clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(scanPage)}, s.opts()...)
 		resp, err := s.read([]clientv3.Op{clientv3.OpGet(from, opts...)})
@@ -134,11 +137,31 @@ func (s *snapshot) scan(from, end string, fn func(key, value string) (bool, erro
 				return err
 			}
 		}
+		if kept = append(kept, page.Kvs...); len(kept) > keptScan {
+			kept = nil
+		}
 		if !page.More || len(page.Kvs) == 0 {
+			if kept != nil {
+				s.keep(whole, kept)
+			}
 			return nil
 		}
 		from = string(page.Kvs[len(page.Kvs)-1].Key) + "\x00"
 	}
+}
+
+// keptScan is the most keys of a range that scan keeps for the next scan
+// of it in the transaction (a campaign's progress, read, then compared
+// with before it is written); a larger one (every VM of the fleet) is read
+// again.
+const keptScan = 4 * scanPage
+
+// keep keeps the keys of a whole range for scan.
+func (s *snapshot) keep(r keyRange, kvs []*mvccpb.KeyValue) {
+	if s.ranges == nil {
+		s.ranges = map[keyRange][]*mvccpb.KeyValue{}
+	}
+	s.ranges[r] = kvs
 }
 
 // scanPage is how many keys one range read returns.
@@ -148,9 +171,6 @@ const scanPage = 500
 // them without a round trip each. A range of more than scanPage keys is
 // left for scan to read page by page.
 func (s *snapshot) prefetch(ranges []keyRange) error {
-	if s.ranges == nil {
-		s.ranges = map[keyRange][]*mvccpb.KeyValue{}
-	}
 	for chunk := range slices.Chunk(ranges, maxReadOps) {
 		ops := make([]clientv3.Op, len(chunk))
 		for i, r := range chunk {
@@ -165,7 +185,7 @@ func (s *snapshot) prefetch(ranges []keyRange) error {
 		}
 		for i, r := range resp.Responses {
 			if page := r.GetResponseRange(); !page.More {
-				s.ranges[chunk[i]] = page.Kvs
+				s.keep(chunk[i], page.Kvs)
 			}
 		}
 	}
