@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/forewarn/forewarn"
-	"github.com/google/uuid"
 )
 
 // advance moves a campaign on: it notes the update domains whose event has
@@ -85,7 +84,11 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign, budget int) error {
 			active++
 		}
 	}
-	if err := t.prefetch(nextScopes(c, active, budget)); err != nil {
+	next := nextScopes(c, active, budget)
+	if err := t.prefetch(next); err != nil {
+		return err
+	}
+	if err := t.reserveEventIDs(len(next)); err != nil {
 		return err
 	}
 	for i := range c.Scopes {
@@ -219,7 +222,7 @@ func (f *Fabric) nextDomain(t *txn, c *forewarn.Campaign, p *forewarn.ScopeProgr
 		p.Waiting = ""
 		p.NoNotice = !f.enabled(scope, t.now)
 		e := &forewarn.Event{
-			ID:                uuid.NewString(),
+			ID:                t.newEventID(),
 			Type:              c.Spec.Type,
 			Status:            forewarn.Scheduled,
 			Scope:             scope.Name,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/forewarn/forewarn"
+	"github.com/google/uuid"
 )
 
 // txn is one transaction of the fabric: the store's Tx, the time it runs
@@ -35,6 +36,9 @@ type txn struct {
 	// isLive and kept up to date by PutEvent and DeleteEvent: a campaign
 	// checks the event of each of its scopes in one read, not one each.
 	live map[string]bool
+	// newIDs are ids for new events, made and read ahead by
+	// reserveEventIDs, taken by newEventID.
+	newIDs []string
 	// scopesRead are the scopes readAll read, by lowercased name.
 	scopesRead map[string]*forewarn.Scope
 
@@ -219,6 +223,34 @@ func (t *txn) prefetch(scopes []string) error {
 		}
 	}
 	return p.PrefetchScopes(fresh)
+}
+
+// reserveEventIDs makes ids for n new events and reads their keys ahead,
+// if the store reads ahead: storing an event reads its key, to find one
+// stored before; on etcd, a round trip each otherwise.
+func (t *txn) reserveEventIDs(n int) error {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = uuid.NewString()
+	}
+	if p, ok := t.Tx.(interface{ PrefetchEvents([]string) error }); ok {
+		if err := p.PrefetchEvents(ids); err != nil {
+			return err
+		}
+	}
+	t.newIDs = append(t.newIDs, ids...)
+	return nil
+}
+
+// newEventID returns an id for a new event: one reserveEventIDs made, or a
+// new one.
+func (t *txn) newEventID() string {
+	if len(t.newIDs) == 0 {
+		return uuid.NewString()
+	}
+	id := t.newIDs[0]
+	t.newIDs = t.newIDs[1:]
+	return id
 }
 
 // isLive reports whether the event with the id is in flight.
