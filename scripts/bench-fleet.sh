@@ -7,6 +7,9 @@
 #   scripts/bench-fleet.sh                     # 10,000 scopes of 10 VMs
 #   scripts/bench-fleet.sh --scopes 1000       # 10,000 VMs
 #   scripts/bench-fleet.sh --short             # 200 scopes, for CI (a few seconds)
+#   scripts/bench-fleet.sh --store etcd [--short] [...]   # on a real etcd: two
+#       replicas, their start-up, campaigns, etcd's size (scripts/bench-fleet-etcd.py;
+#       --store etcd --help for its flags)
 #
 # It builds forewarn and internal/tools/mkfleet (no -race) into a temporary
 # directory. mkfleet creates the fleet through the control plane
@@ -44,6 +47,23 @@
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
+
+# --store etcd hands every other argument to the etcd form; --store bolt
+# (or none) is this script.
+args=()
+store=bolt
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --store) store="${2:-}"; shift $(( $# > 1 ? 2 : 1 )) ;;
+    --store=*) store="${1#--store=}"; shift ;;
+    *) args+=("$1"); shift ;;
+  esac
+done
+case "$store" in
+  etcd) exec python3 scripts/bench-fleet-etcd.py ${args[@]+"${args[@]}"} ;;
+  bolt|bbolt) set -- ${args[@]+"${args[@]}"} ;;
+  *) echo "bench-fleet.sh: --store takes bolt or etcd" >&2; exit 2 ;;
+esac
 
 scopes=10000
 idle_wait=2  # seconds before the idle RSS
