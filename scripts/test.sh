@@ -69,6 +69,7 @@ echo "== benchmarks, once each (their numbers are not judged here; see BENCHMARK
 go test -run '^$' -bench . -benchtime 1x ./...
 scripts/load.sh --short
 scripts/bench-fleet.sh --short
+scripts/bench-fleet.sh --store etcd --short
 scripts/fleet-load.sh --short
 
 echo "== seed examples"
