@@ -54,7 +54,8 @@ type snapshot struct {
 	ctx    context.Context
 	rev    int64
 	cache  map[string]read
-	// ranges are whole ranges read ahead (prefetch), for scan.
+	// ranges are whole ranges read before (prefetch, or kept by scan),
+	// for scan.
 	ranges map[keyRange][]*mvccpb.KeyValue
 }
 
@@ -83,27 +84,22 @@ func (s *snapshot) fetch(keys []string) error {
 			fresh = append(fresh, k)
 		}
 	}
-	for len(fresh) > 0 {
-		n := min(len(fresh), maxReadOps)
-		ops := make([]clientv3.Op, n)
-		for i, k := range fresh[:n] {
+	for chunk := range slices.Chunk(fresh, maxReadOps) {
+		ops := make([]clientv3.Op, len(chunk))
+		for i, k := range chunk {
 			ops[i] = clientv3.OpGet(k, s.opts()...)
 		}
 		resp, err := s.read(ops)
 		if err != nil {
 			return err
 		}
-		if s.rev == 0 {
-			s.rev = resp.Header.Revision
-		}
 		for i, r := range resp.Responses {
 			got := read{}
 			if kvs := r.GetResponseRange().Kvs; len(kvs) > 0 {
 				got = read{string(kvs[0].Value), kvs[0].ModRevision}
 			}
-			s.cache[fresh[i]] = got
+			s.cache[chunk[i]] = got
 		}
-		fresh = fresh[n:]
 	}
 	return nil
 }
@@ -127,9 +123,6 @@ func (s *snapshot) scan(from, end string, fn func(key, value string) (bool, erro
 		resp, err := s.read([]clientv3.Op{clientv3.OpGet(from, opts...)})
 		if err != nil {
 			return err
-		}
-		if s.rev == 0 {
-			s.rev = resp.Header.Revision
 		}
 		page := resp.Responses[0].GetResponseRange()
 		for _, kv := range page.Kvs {
@@ -180,9 +173,6 @@ func (s *snapshot) prefetch(ranges []keyRange) error {
 		if err != nil {
 			return err
 		}
-		if s.rev == 0 {
-			s.rev = resp.Header.Revision
-		}
 		for i, r := range resp.Responses {
 			if page := r.GetResponseRange(); !page.More {
 				s.keep(chunk[i], page.Kvs)
@@ -199,6 +189,9 @@ func (s *snapshot) read(ops []clientv3.Op) (*clientv3.TxnResponse, error) {
 	for attempt := 1; ; attempt++ {
 		resp, err := s.client.Txn(s.ctx).Then(ops...).Commit()
 		if err == nil {
+			if s.rev == 0 { // the first read pins the snapshot's revision
+				s.rev = resp.Header.Revision
+			}
 			return resp, nil
 		}
 		if !electing(err) || attempt == readAttempts || s.ctx.Err() != nil {
