@@ -25,11 +25,11 @@ type txn struct {
 	touched map[string]string
 	deleted map[string]string
 
-	// vms are the VMs of each scope this transaction read, kept until it
-	// writes one of them: a campaign reads a scope's VMs to pick an update
-	// domain and again to publish it. scopeEvents are the events of each
-	// scope read, kept until one of the scope's events is written. On
-	// etcd, each read of a scope's records is a round trip or two.
+	// vms are the VMs of each scope this transaction read, kept up to date
+	// as it writes them (forgotten when it deletes one): a campaign reads a scope's VMs to pick an update
+	// domain and again to publish it. eventsOf are the events of each
+	// scope read, kept up to date as the transaction writes them. On etcd,
+	// each read of a scope's records is a round trip or two.
 	vms      map[string][]*forewarn.VM
 	eventsOf map[string][]*forewarn.Event
 	// live are the ids of every event in flight, read at the first
