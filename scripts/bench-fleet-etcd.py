@@ -109,6 +109,8 @@ def parse_args():
     p.add_argument("--profile", metavar="FILE", help="keep the leader's CPU profile of the first campaign here")
     p.add_argument("--no-profile", action="store_true", help="profile nothing")
     p.add_argument("--skip-startup", action="store_true", help="run the campaigns only")
+    p.add_argument("--max-txn-ops", type=int, default=0, metavar="N",
+                   help="start etcd with --max-txn-ops N (default: etcd's, 128)")
     a = p.parse_args()
     short = {"startup_scopes": 200, "campaign_scopes": 20, "campaigns": 2, "time_scale": 300,
              "campaign_timeout": 120, "idle_wait": 0.5}
@@ -182,9 +184,9 @@ def log(msg):
 # --- etcd --------------------------------------------------------------------
 
 class Etcd:
-    """A one-member etcd with its default limits, in dir."""
+    """A one-member etcd with its default limits (or max_txn_ops), in dir."""
 
-    def __init__(self, binary, dir):
+    def __init__(self, binary, dir, max_txn_ops=0):
         self.client = free_port()
         peer = free_port()
         self.dir = dir
@@ -196,7 +198,9 @@ class Etcd:
             "--listen-peer-urls", "http://127.0.0.1:%d" % peer,
             "--initial-advertise-peer-urls", "http://127.0.0.1:%d" % peer,
             "--initial-cluster", "bench=http://127.0.0.1:%d" % peer,
-            "--logger", "zap", "--log-level", "error"], stdout=self.log, stderr=self.log)
+            "--logger", "zap", "--log-level", "error"]
+            + (["--max-txn-ops", str(max_txn_ops)] if max_txn_ops else []),
+            stdout=self.log, stderr=self.log)
         deadline = time.monotonic() + 30
         while True:
             try:
@@ -455,7 +459,7 @@ class Bench:
         return ["--dev", "--time-scale", "%g" % self.args.time_scale]
 
     def etcd(self, name):
-        e = Etcd(self.etcd_bin, os.path.join(self.tmp, name))
+        e = Etcd(self.etcd_bin, os.path.join(self.tmp, name), self.args.max_txn_ops)
         self.running.append(e)
         return e
 
