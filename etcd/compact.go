@@ -13,6 +13,11 @@ import (
 // transaction less than five minutes behind loses nothing.
 const DefaultCompactEvery = 5 * time.Minute
 
+// MinCompactEvery is the shortest interval serve takes: compaction is of
+// the whole cluster, and a watch or a transaction more than an interval
+// behind (a replica that lost etcd for a moment) must read again.
+const MinCompactEvery = time.Minute
+
 // compactTimeout bounds one request of the compaction loop.
 const compactTimeout = LeaderTTL * time.Second
 

@@ -20,6 +20,7 @@ type metrics struct {
 	campaignInFlight  *prometheus.GaugeVec
 	campaignEnd       *prometheus.GaugeVec
 	lateness          *prometheus.HistogramVec
+	tickFailures      prometheus.Counter
 	store             *prometheus.HistogramVec
 	leader            prometheus.Gauge
 
@@ -77,6 +78,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 				"and completed after their nominal end, EndsAt (at=end).",
 			Buckets: prometheus.ExponentialBuckets(0.01, 2, 14),
 		}, []string{"at"}),
+		tickFailures: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "forewarn_scheduler_failures_total",
+			Help: "Passes of the leader's scheduler that failed (the store out of reach or full): events not started or completed in time.",
+		}),
 		leader: prometheus.NewGauge(prometheus.GaugeOpts{
 			Name: "forewarn_leader",
 			Help: "1 while this replica runs the time-driven work, else 0.",
@@ -90,7 +95,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 	}
 	if reg != nil {
 		reg.MustRegister(m.created, m.started, m.ended, m.approvals, m.inFlight, m.store, m.actuationFailures,
-			m.campaignDomains, m.campaignInFlight, m.campaignEnd, m.lateness, m.leader)
+			m.campaignDomains, m.campaignInFlight, m.campaignEnd, m.lateness, m.tickFailures, m.leader)
 	}
 	return m
 }

@@ -384,3 +384,40 @@ func (t *progressMovesTx) PutCampaign(c *forewarn.Campaign) error {
 	t.moved += moved
 	return t.Tx.PutCampaign(c)
 }
+
+// TestTickNamesAFewFailures: when every due event fails (the store out of
+// reach), Tick's error names the first few and counts the rest, rather
+// than repeat the same cause once per event of the wave.
+func TestTickNamesAFewFailures(t *testing.T) {
+	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
+	manyScopes(h, 20)
+	startCampaign(h, forewarn.CampaignSpec{Type: forewarn.Freeze, All: true, ParallelScopes: 20})
+	events, _, err := h.f.Events(h.ctx, forewarn.EventQuery{})
+	if err != nil || len(events) != 20 {
+		t.Fatalf("%d events, %v; want 20", len(events), err)
+	}
+	f, err := New(h.ctx, Config{Store: refusingStore{h.store}, Clock: h.clock, AlwaysEnabled: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.clock.Advance(events[0].NotBefore.Sub(h.clock.Now()))
+	_, err = f.Tick(h.ctx)
+	named := 0
+	if err != nil {
+		for _, line := range strings.Split(err.Error(), "\n") {
+			if strings.HasPrefix(line, "event ") {
+				named++
+			}
+		}
+	}
+	if err == nil || named != maxDueErrors || !strings.Contains(err.Error(), "and 17 more events") {
+		t.Errorf("Tick = %v, want %d failures named and 17 more counted", err, maxDueErrors)
+	}
+}
+
+// refusingStore refuses every write.
+type refusingStore struct{ forewarn.Store }
+
+func (refusingStore) Update(context.Context, func(forewarn.Tx) error) error {
+	return fmt.Errorf("store refuses: %w", forewarn.ErrUnavailable)
+}

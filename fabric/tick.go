@@ -49,7 +49,7 @@ func (f *Fabric) runDue(ctx context.Context, due []dueEvent) []error {
 		if len(batch) > 1 {
 			err := f.dueAll(ctx, batch)
 			if errors.Is(err, forewarn.ErrTooLarge) {
-				f.shrink(&f.dueBatch, size, "due events", err)
+				f.shrink(&f.dueBatch, size, int64(len(batch)), "due events", err)
 				continue
 			}
 			if err == nil {
@@ -64,8 +64,14 @@ func (f *Fabric) runDue(ctx context.Context, due []dueEvent) []error {
 		}
 		due = due[len(batch):]
 	}
+	if len(errs) > maxDueErrors { // the same cause, most often: etcd out of reach or full
+		errs = append(errs[:maxDueErrors], fmt.Errorf("and %d more events", len(errs)-maxDueErrors))
+	}
 	return errs
 }
+
+// maxDueErrors is how many failed events a Tick's error names.
+const maxDueErrors = 3
 
 // advanceIfDue advances the campaigns if one may move on (campaignsDue);
 // it reports whether events changed, and whether a campaign has more to do
@@ -233,6 +239,7 @@ func (f *Fabric) runTicks(ctx context.Context, flush <-chan time.Time) error {
 			if ctx.Err() != nil {
 				return ctx.Err()
 			}
+			f.metrics.tickFailures.Inc()
 			f.log.Error("tick failed", "err", err)
 			next = f.clock.Now().Add(retryAfter)
 		}

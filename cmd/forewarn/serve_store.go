@@ -53,6 +53,9 @@ func (o *serveOptions) checkStore() error {
 	switch {
 	case (s.cert == "") != (s.key == ""):
 		return errors.New("--etcd-cert and --etcd-key go together")
+	case s.compactEvery != 0 && time.Duration(s.compactEvery) < etcd.MinCompactEvery:
+		return fmt.Errorf("--etcd-compact-every %v: want 0 (off) or at least %v: each compaction is of the whole etcd cluster, and a watch or transaction further behind than one interval reads again",
+			time.Duration(s.compactEvery), etcd.MinCompactEvery)
 	case o.adminTokenFile == "":
 		return errors.New("--store etcd://... needs --admin-token-file, the token every replica shares")
 	}

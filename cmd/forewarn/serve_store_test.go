@@ -22,6 +22,8 @@ func TestServeStoreChecks(t *testing.T) {
 		{"etcd flag without etcd", []string{"--etcd-username", "root"}, "need --store etcd://"},
 		{"compaction without etcd", []string{"--etcd-compact-every", "0"}, "need --store etcd://"},
 		{"no compaction", []string{"--store", "etcd://127.0.0.1:2379", "--admin-token-file", token, "--etcd-compact-every", "0"}, ""},
+		{"compaction too often", []string{"--store", "etcd://127.0.0.1:2379", "--admin-token-file", token, "--etcd-compact-every", "1ms"}, "--etcd-compact-every 1ms: want 0 (off) or at least 1m0s"},
+		{"compaction every minute", []string{"--store", "etcd://127.0.0.1:2379", "--admin-token-file", token, "--etcd-compact-every", "1m"}, ""},
 		{"bad URL", []string{"--store", "http://127.0.0.1:2379", "--admin-token-file", token}, "--store"},
 		{"no token file", []string{"--store", "etcd://127.0.0.1:2379"}, "needs --admin-token-file"},
 		{"cert without key", []string{"--store", "etcd://127.0.0.1:2379", "--admin-token-file", token, "--etcd-cert", "c.pem"}, "go together"},
