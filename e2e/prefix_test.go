@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.uber.org/zap"
 )
 
 // TestStorePrefixTypo starts a replica on a prefix of etcd with no fleet
@@ -23,6 +26,9 @@ func TestStorePrefixTypo(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "holds no fleet") || !strings.Contains(err.Error(), "--store-must-exist") {
 		t.Fatalf("a replica on the typo with --store-must-exist: %v", err)
 	}
+	if keys := keysUnder(t, endpoint, fmt.Sprintf("/fwx-%d/", n)); len(keys) != 0 {
+		t.Errorf("the refused start left keys under the typo's prefix: %v", keys)
+	}
 	joined := launch(t, "--store", fleet, "--admin-token-file", tokenFile, "--dev", "--store-must-exist", "--replica-id", "hv-b")
 	if strings.Contains(joined.log.String(), "holds no fleet") {
 		t.Errorf("a replica joining the fleet warns of an empty store:\n%s", joined.log.String())
@@ -36,4 +42,23 @@ func TestStorePrefixTypo(t *testing.T) {
 	if err != nil || !strings.Contains(st.Store, fmt.Sprintf("/fwx-%d", n)) {
 		t.Errorf("status of the replica on the typo: %+v, %v; want its store with the prefix", st, err)
 	}
+}
+
+// keysUnder returns the keys of etcd at endpoint that begin with prefix.
+func keysUnder(t *testing.T, endpoint, prefix string) []string {
+	t.Helper()
+	c, err := clientv3.New(clientv3.Config{Endpoints: []string{endpoint}, DialTimeout: 5 * time.Second, Logger: zap.NewNop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	resp, err := c.Get(t.Context(), prefix, clientv3.WithPrefix(), clientv3.WithKeysOnly())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, kv := range resp.Kvs {
+		keys = append(keys, string(kv.Key))
+	}
+	return keys
 }

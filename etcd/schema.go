@@ -69,8 +69,30 @@ func (s *Store) writeSchema(ctx context.Context) (created bool, err error) {
 	}
 	if resp.Succeeded {
 		s.logger.Info("created store", "store", s.where, "schema", SchemaVersion)
+		s.createdAt = resp.Header.Revision
 	}
 	return resp.Succeeded, nil
+}
+
+// Withdraw undoes the creation of the store, for a start refused on it
+// (serve --store-must-exist): it deletes the schema version Open wrote
+// under an empty prefix, if no Update committed there since, so that the
+// prefix is left as it was found. It does nothing to a store Open did not
+// create.
+func (s *Store) Withdraw(ctx context.Context) error {
+	if s.createdAt == 0 {
+		return nil
+	}
+	key := s.keys.meta(schemaKey)
+	_, err := s.client.Txn(ctx).
+		If(clientv3.Compare(clientv3.ModRevision(key), "=", s.createdAt),
+			clientv3.Compare(clientv3.CreateRevision(s.keys.updateGuard()), "=", 0)).
+		Then(clientv3.OpDelete(key)).
+		Commit()
+	if err != nil {
+		return fmt.Errorf("withdraw store %s: %w", s.where, err)
+	}
+	return nil
 }
 
 // checkSchema returns the version stored if this release knows it.

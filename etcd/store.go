@@ -62,6 +62,9 @@ type Store struct {
 	// writer names this store in the guard key its Updates write, so that
 	// its watch can leave them out (see Watch).
 	writer string
+	// createdAt is the revision at which Open created the store (wrote its
+	// schema version under an empty prefix), or 0 (see Withdraw).
+	createdAt int64
 
 	closeOnce sync.Once
 	closeErr  error

@@ -85,9 +85,15 @@ func (o *serveOptions) openStore(ctx context.Context, log *slog.Logger) (forewar
 		return nil, err
 	}
 	if err := o.checkFleet(ctx, s, created, log); err != nil {
+		// A refused start leaves no file, and no etcd key, behind.
+		if es, ok := s.(*etcd.Store); ok {
+			if werr := es.Withdraw(ctx); werr != nil {
+				log.Warn("leave the store as it was", "store", o.storeName(), "err", werr)
+			}
+		}
 		s.Close()
 		if created {
-			os.Remove(o.storeName()) // a refused start leaves no file behind
+			os.Remove(o.storeName())
 		}
 		return nil, err
 	}
