@@ -24,8 +24,8 @@ etcd's --max-txn-ops). Every replica runs
 
 1. Start-up: mkfleet writes --startup-scopes scopes (10,000: 100,000 VMs);
    two replicas start together on it, and each is timed from exec until
-   GET /v1/status answers 200 (serve listens once the fleet is loaded and
-   published); then its RSS after --idle-wait, and a metadata GET as the
+   GET /v1/status answers 200 (serve answers only once the fleet is loaded
+   and published); then its RSS after --idle-wait, and a metadata GET as the
    fleet's last VM from its own address: its answer and how long it took
    (the scope's first request enables it, a store write that may wait 10 s
    before it answers 500), then again until it answers 200: the time from
@@ -53,7 +53,8 @@ etcd's --max-txn-ops). Every replica runs
    - etcd: the KV requests it served (forewarn's reads and commits) and
      the keys put and deleted, from etcd's /metrics, per event;
      dbSize and dbSizeInUse (the maintenance Status call of etcdctl
-     endpoint status, through etcd's JSON gateway) before and after the
+     endpoint status, through etcd's JSON gateway: etcdctl, Debian's
+     etcd-client, is not needed) before and after the
      campaign and after compacting at the current revision and
      defragmenting (etcdctl compact + defrag), which the script does after
      every campaign, as an operator's auto-compaction would; the revision
@@ -65,7 +66,9 @@ etcd's --max-txn-ops). Every replica runs
 
 It prints Markdown tables: each figure with its target and PASS or MISS. A
 MISS does not fail the script, nor a campaign that timed out; it exits 1
-only if something did not run.
+only if something did not run (and keeps its directory, with the logs).
+Stopped (SIGTERM, ^C), it prints what it measured until then and exits
+non-zero. --skip-startup runs the campaigns only.
 """
 
 import argparse
@@ -537,7 +540,9 @@ class Bench:
             run["before"], run["after"] = before, etcd.status(counters=True)
             run["compacted"] = etcd.compact_defrag()
             runs.append(run)
-            log("campaign %d: %s" % (i + 1, {k: v for k, v in run.items() if k != "lags"}))
+            lags = {k: [percentile(v, p) for p in (50, 99, 100)] for k, v in run["lags"].items() if k != "events"}
+            log("campaign %d: %s, events %d, lags p50/p99/max %s" % (
+                i + 1, {k: v for k, v in run.items() if k != "lags"}, run["lags"]["events"], lags))
             if prof:
                 log("profile: %d pieces of 15 s, %.0f s of wall time" % (len(files), prof.wall))
                 out["top"] = profile_top(self.forewarn, files, a.profile)
