@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/segmentio/encoding/json"
 	"go.etcd.io/bbolt"
 
 	"github.com/forewarn/forewarn"
@@ -110,27 +109,21 @@ func upgrade(btx *bbolt.Tx, from int) error {
 }
 
 // splitCampaigns moves the progress of each campaign's scopes, which
-// schemas 1 and 2 kept in the campaign's record, into records of their own.
+// schemas 1 and 2 kept in the campaign's record, into records of their own
+// (records.SplitCampaign, as etcd's upgrade does).
 func splitCampaigns(btx *bbolt.Tx) error {
-	var campaigns []*forewarn.Campaign
+	var split []records.Entry
 	err := btx.Bucket(campaignsBucket).ForEach(func(key, data []byte) error {
-		c := new(forewarn.Campaign)
-		if err := json.Unmarshal(data, c); err != nil {
-			return fmt.Errorf("decode campaign %q: %w", key, err)
-		}
-		campaigns = append(campaigns, c)
-		return nil
-	})
-	if err != nil {
+		entries, err := records.SplitCampaign(string(key), data)
+		split = append(split, entries...)
 		return err
-	}
-	t := newTx(btx)
-	for _, c := range campaigns {
-		if err := t.PutCampaign(c); err != nil {
-			return fmt.Errorf("split campaign %q: %w", c.ID, err)
+	})
+	for _, e := range split { // after the walk: bbolt's ForEach must not write
+		if err == nil {
+			err = btx.Bucket(buckets[e.Index]).Put([]byte(e.Key), []byte(e.Member))
 		}
 	}
-	return nil
+	return err
 }
 
 // buildIndexes writes the index entries of every VM and event, for a file
