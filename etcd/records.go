@@ -60,7 +60,7 @@ func (t *tx) RawScan(k records.Kind, prefix, after string,
 	if err := t.readable(); err != nil {
 		return err
 	}
-	dir := t.keys.prefix + "/" + dirs[k] + "/"
+	dir := t.keys.dir(k)
 	from := dir + prefix
 	if after != "" {
 		from = max(from, dir+after+"\x00")
@@ -76,7 +76,7 @@ func (t *tx) RawPrefetch(k records.Kind, prefixes []string) error {
 	if err := t.readable(); err != nil {
 		return err
 	}
-	dir := t.keys.prefix + "/" + dirs[k] + "/"
+	dir := t.keys.dir(k)
 	ranges := make([]keyRange, len(prefixes))
 	for i, p := range prefixes {
 		ranges[i] = keyRange{dir + p, clientv3.GetPrefixRangeEnd(dir + p)}
@@ -106,3 +106,6 @@ func (t *tx) RawDelete(k records.Kind, key string) (bool, error) {
 	t.kv.del(recordKey)
 	return true, nil
 }
+
+// dir begins the keys of a kind of record, or of an index.
+func (k keys) dir(kind records.Kind) string { return k.prefix + "/" + dirs[kind] + "/" }

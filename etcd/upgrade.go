@@ -46,7 +46,7 @@ const historyIndex = "history"
 // JSON lists of names that schema 1 kept per kind.
 func (s *Store) buildIndexes(snap *snapshot, w *batchWriter) error {
 	for _, k := range []records.Kind{records.VMs, records.Events} {
-		dir := s.keys.prefix + "/" + dirs[k] + "/"
+		dir := s.keys.dir(k)
 		err := snap.scan(dir, clientv3.GetPrefixRangeEnd(dir), func(key, value string) (bool, error) {
 			entries, err := records.IndexEntries(k, key[len(dir):], []byte(value))
 			for _, e := range entries {
@@ -73,7 +73,7 @@ func (s *Store) buildIndexes(snap *snapshot, w *batchWriter) error {
 // progress first, then the campaign without it, so that a campaign cut
 // short is split again.
 func (s *Store) splitCampaigns(snap *snapshot, w *batchWriter) error {
-	dir := s.keys.prefix + "/" + dirs[records.Campaigns] + "/"
+	dir := s.keys.dir(records.Campaigns)
 	err := snap.scan(dir, clientv3.GetPrefixRangeEnd(dir), func(key, value string) (bool, error) {
 		records, err := records.SplitCampaign(key[len(dir):], []byte(value))
 		for _, r := range records { // the campaign's own record last
