@@ -22,7 +22,7 @@ type tx struct {
 // newTx returns the tx of a bbolt transaction.
 func newTx(btx *bbolt.Tx) *tx {
 	t := &tx{btx: btx}
-	t.Tx = records.Tx{Raw: t}
+	t.Tx = records.NewTx(t)
 	return t
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -54,9 +55,16 @@ type snapshot struct {
 	ctx    context.Context
 	rev    int64
 	cache  map[string]read
-	// ranges are whole ranges read before (prefetch, or kept by scan),
-	// for scan.
-	ranges map[keyRange][]*mvccpb.KeyValue
+	// ranges are the keys of whole prefixes read before (prefetch, or
+	// kept by scan), by prefix, for scan and for reads of their keys.
+	ranges map[string][]*mvccpb.KeyValue
+	// warm, if set, is what the store's last commits left known (an
+	// Update's); the first read reads guardKey, and if it shows the
+	// commit warm knows, base is that commit's revision and reads look in
+	// warm first.
+	warm     *warm
+	guardKey string
+	base     int64
 }
 
 func (s *snapshot) get(keys ...string) (map[string]string, error) {
@@ -75,14 +83,44 @@ func (s *snapshot) get(keys ...string) (map[string]string, error) {
 // fetch reads the keys not cached yet, at most maxReadOps per request, all
 // at the snapshot's revision.
 func (s *snapshot) fetch(keys []string) error {
-	if s.cache == nil {
-		s.cache = make(map[string]read)
+	if err := s.begin(); err != nil {
+		return err
 	}
 	var fresh []string
 	for _, k := range keys {
-		if _, ok := s.cache[k]; !ok {
-			fresh = append(fresh, k)
+		if _, ok := s.cache[k]; ok {
+			continue
 		}
+		if r, ok := s.known(k); ok {
+			s.cache[k] = r
+			continue
+		}
+		fresh = append(fresh, k)
+	}
+	return s.fetchFresh(fresh)
+}
+
+// begin reads the guard key first if the snapshot has warm, to learn
+// whether warm knows the state it reads.
+func (s *snapshot) begin() error {
+	if s.cache == nil {
+		s.cache = make(map[string]read)
+	}
+	if s.warm == nil || s.rev != 0 {
+		return nil
+	}
+	if err := s.fetchFresh([]string{s.guardKey}); err != nil {
+		return err
+	}
+	s.base = s.warm.base(s.cache[s.guardKey])
+	return nil
+}
+
+// fetchFresh reads keys from etcd, at most maxReadOps per request, all at
+// the snapshot's revision.
+func (s *snapshot) fetchFresh(fresh []string) error {
+	if s.cache == nil {
+		s.cache = make(map[string]read)
 	}
 	for chunk := range slices.Chunk(fresh, maxReadOps) {
 		ops := make([]clientv3.Op, len(chunk))
@@ -109,7 +147,10 @@ func (s *snapshot) fetch(keys []string) error {
 // scan of at most keptScan keys) kept of it.
 func (s *snapshot) scan(from, end string, fn func(key, value string) (bool, error)) error {
 	whole := keyRange{from, end}
-	if kvs, ok := s.ranges[whole]; ok {
+	if err := s.begin(); err != nil {
+		return err
+	}
+	if kvs, ok := s.kept(whole); ok {
 		for _, kv := range kvs {
 			if more, err := fn(string(kv.Key), string(kv.Value)); err != nil || !more {
 				return err
@@ -143,18 +184,58 @@ func (s *snapshot) scan(from, end string, fn func(key, value string) (bool, erro
 	}
 }
 
-// keptScan is the most keys of a range that scan keeps for the next scan
-// of it in the transaction (a campaign's progress, read, then compared
-// with before it is written); a larger one (every VM of the fleet) is read
-// again.
-const keptScan = 4 * scanPage
+// keptScan is the most keys of a range that scan keeps for the next scans
+// of it in the transaction and, through warm, in the next transactions (a
+// campaign's progress, the index of the events in flight); a larger one
+// (every VM of a large fleet) is read again.
+const keptScan = 20 * scanPage
 
-// keep keeps the keys of a whole range for scan.
-func (s *snapshot) keep(r keyRange, kvs []*mvccpb.KeyValue) {
-	if s.ranges == nil {
-		s.ranges = map[keyRange][]*mvccpb.KeyValue{}
+// known returns a key's value if a whole prefix read before holds it, or
+// warm knows it.
+func (s *snapshot) known(key string) (read, bool) {
+	for n := range len(key) {
+		if kvs, ok := s.ranges[key[:n]]; ok {
+			return find(kvs, key), true
+		}
 	}
-	s.ranges[r] = kvs
+	return s.warm.lookup(s.base, key)
+}
+
+// find returns a key's value in the keys of a whole range.
+func find(kvs []*mvccpb.KeyValue, key string) read {
+	i, found := slices.BinarySearchFunc(kvs, key, compareKey)
+	if !found {
+		return read{}
+	}
+	return read{string(kvs[i].Value), kvs[i].ModRevision}
+}
+
+func compareKey(kv *mvccpb.KeyValue, key string) int { return strings.Compare(string(kv.Key), key) }
+
+// kept returns the keys of a whole range read before, or known to warm.
+func (s *snapshot) kept(r keyRange) ([]*mvccpb.KeyValue, bool) {
+	if !r.isPrefix() {
+		return nil, false
+	}
+	if kvs, ok := s.ranges[r.from]; ok {
+		return kvs, true
+	}
+	kvs, ok := s.warm.lookupRange(s.base, r)
+	if ok {
+		s.keep(r, kvs)
+	}
+	return kvs, ok
+}
+
+// keep keeps the keys of a whole range for scan, if it is a prefix.
+func (s *snapshot) keep(r keyRange, kvs []*mvccpb.KeyValue) {
+	if !r.isPrefix() {
+		return
+	}
+	if s.ranges == nil {
+		s.ranges = map[string][]*mvccpb.KeyValue{}
+	}
+	s.ranges[r.from] = kvs
 }
 
 // scanPage is how many keys one range read returns.
@@ -164,6 +245,13 @@ const scanPage = 500
 // them without a round trip each. A range of more than scanPage keys is
 // left for scan to read page by page.
 func (s *snapshot) prefetch(ranges []keyRange) error {
+	if err := s.begin(); err != nil {
+		return err
+	}
+	ranges = slices.DeleteFunc(slices.Clone(ranges), func(r keyRange) bool {
+		_, ok := s.kept(r)
+		return ok
+	})
 	for chunk := range slices.Chunk(ranges, maxReadOps) {
 		ops := make([]clientv3.Op, len(chunk))
 		for i, r := range chunk {
@@ -258,8 +346,13 @@ type keyRange struct{ from, end string }
 
 func (r keyRange) has(key string) bool { return key >= r.from && key < r.end }
 
-func newOptimistic(client *clientv3.Client, ctx context.Context) *optimistic {
-	return &optimistic{snapshot: snapshot{client: client, ctx: ctx}, writes: make(map[string]string)}
+// isPrefix reports whether the range is the keys that begin with its from.
+func (r keyRange) isPrefix() bool { return r.end == clientv3.GetPrefixRangeEnd(r.from) }
+
+// newOptimistic returns an optimistic kv that reads from w what it knows
+// (w may be nil), and writes guardKey at commit.
+func newOptimistic(client *clientv3.Client, ctx context.Context, w *warm, guardKey string) *optimistic {
+	return &optimistic{snapshot: snapshot{client: client, ctx: ctx, warm: w, guardKey: guardKey}, writes: make(map[string]string)}
 }
 
 func (o *optimistic) get(keys ...string) (map[string]string, error) {
@@ -385,18 +478,21 @@ func (o *optimistic) delRange(from, end string) {
 // pin reads key and makes commit fail if it changes (or goes) before then:
 // for keys outside the guard's reach, such as the leader's.
 func (o *optimistic) pin(key string) (string, bool, error) {
-	vals, err := o.snapshot.get(key)
-	if err != nil {
+	if err := o.begin(); err != nil {
+		return "", false, err
+	}
+	if err := o.fetchFresh([]string{key}); err != nil { // never from warm
 		return "", false, err
 	}
 	o.pinned = append(o.pinned, key)
-	v, ok := vals[key]
-	return v, ok, nil
+	v := o.cache[key].value
+	return v, v != "", nil
 }
 
 // commit writes everything at once if no other Update committed since the
 // snapshot and the pinned keys are unchanged; ok is false if one did.
-func (o *optimistic) commit(guard, writer string) (ok bool, err error) {
+func (o *optimistic) commit(writer string) (ok bool, err error) {
+	guard := o.guardKey
 	if err := o.fetch([]string{guard}); err != nil { // pins a revision if nothing was read
 		return false, err
 	}
@@ -417,7 +513,8 @@ func (o *optimistic) commit(guard, writer string) (ok bool, err error) {
 			ops = append(ops, clientv3.OpDelete(k))
 		}
 	}
-	ops = append(ops, clientv3.OpPut(guard, writer+" "+strconv.FormatInt(o.rev, 10)))
+	guardValue := writer + " " + strconv.FormatInt(o.rev, 10)
+	ops = append(ops, clientv3.OpPut(guard, guardValue))
 	resp, err := o.client.Txn(o.ctx).If(cmps...).Then(ops...).Commit()
 	if errors.Is(err, rpctypes.ErrTooManyOps) {
 		return false, fmt.Errorf("commit to etcd (%d writes, more than its --max-txn-ops): %w (%w)",
@@ -428,6 +525,9 @@ func (o *optimistic) commit(guard, writer string) (ok bool, err error) {
 	}
 	if err != nil {
 		return false, fmt.Errorf("commit to etcd (%d writes): %w (%w)", len(ops), err, forewarn.ErrUnavailable)
+	}
+	if resp.Succeeded && o.warm != nil {
+		o.warm.committed(o, resp.Header.Revision, guard, guardValue)
 	}
 	return resp.Succeeded, nil
 }

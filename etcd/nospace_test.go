@@ -3,6 +3,7 @@ package etcd_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"testing"
@@ -41,11 +42,11 @@ func TestNoSpace(t *testing.T) {
 	defer s.Close()
 	value := strings.Repeat("x", 32<<10)
 	for i := 0; ; i++ {
-		_, err := s.Client().Put(t.Context(), "/junk", value)
+		_, err := s.Client().Put(t.Context(), fmt.Sprintf("/junk/%d", i), value)
 		if errors.Is(err, rpctypes.ErrNoSpace) {
 			break
 		}
-		if err != nil || i == 100 {
+		if err != nil || i == 1000 {
 			t.Fatalf("put %d of 32 KiB in 256 KiB: %v", i, err)
 		}
 	}

@@ -65,6 +65,8 @@ type Store struct {
 	// createdAt is the revision at which Open created the store (wrote its
 	// schema version under an empty prefix), or 0 (see Withdraw).
 	createdAt int64
+	// warm is what this store's Updates know from its last commits.
+	warm warm
 
 	closeOnce sync.Once
 	closeErr  error
@@ -162,14 +164,14 @@ func (s *Store) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("update store: %w (%w)", err, forewarn.ErrUnavailable)
 		}
-		kv := newOptimistic(s.client, ctx)
+		kv := newOptimistic(s.client, ctx, &s.warm, s.keys.updateGuard())
 		t := newTx(kv, s.keys, true)
 		err := fn(t)
 		t.close()
 		if err != nil {
 			return err
 		}
-		committed, err := kv.commit(s.keys.updateGuard(), s.writer)
+		committed, err := kv.commit(s.writer)
 		if err != nil {
 			return fmt.Errorf("update store: %w", err)
 		}

@@ -28,7 +28,7 @@ type tx struct {
 // newTx returns a tx over kv.
 func newTx(kv kv, k keys, writable bool) *tx {
 	t := &tx{kv: kv, keys: k, writable: writable}
-	t.Tx = records.Tx{Raw: t}
+	t.Tx = records.NewTx(t)
 	return t
 }
 

@@ -151,7 +151,7 @@ func TestDeleteRangeInTransaction(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	o := newOptimistic(s.client, t.Context())
+	o := newOptimistic(s.client, t.Context(), nil, s.keys.updateGuard())
 	o.put(k(2), "before") // dropped: the range covers it
 	o.delRange(k(0), k(5))
 	o.delRange(k(3), k(8)) // overlaps: merged
@@ -174,7 +174,7 @@ func TestDeleteRangeInTransaction(t *testing.T) {
 	if want := []string{"04=after", "08=v", "09=v"}; !slices.Equal(scanned, want) {
 		t.Errorf("scan after the deletes = %v, want %v", scanned, want)
 	}
-	ok, err := o.commit(s.keys.updateGuard(), s.writer)
+	ok, err := o.commit(s.writer)
 	if err != nil || !ok {
 		t.Fatalf("commit = %v, %v", ok, err)
 	}

@@ -71,20 +71,22 @@ func progressOf(c *forewarn.Campaign) forewarn.Campaign {
 // take (and the work lost to a failed commit).
 const advanceBatch = 1000
 
-// step is advance's work on a running campaign, moving up to budget scopes.
+// step is advance's work on a running campaign, moving up to budget
+// scopes: noting that their update domain's event ended, scheduling their
+// next update domain's event, or both (one write of their progress).
 func (f *Fabric) step(t *txn, c *forewarn.Campaign, budget int) error {
 	settled, err := settleAll(t, c, budget)
 	if err != nil {
 		return err
 	}
-	budget -= settled
+	budget -= len(settled)
 	active := 0
 	for i := range c.Scopes {
 		if underWay(&c.Scopes[i]) {
 			active++
 		}
 	}
-	next := nextScopes(c, active, budget)
+	next := nextScopes(c, active, budget, settled)
 	if err := t.prefetch(next); err != nil {
 		return err
 	}
@@ -93,12 +95,12 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign, budget int) error {
 	}
 	for i := range c.Scopes {
 		p := &c.Scopes[i]
-		if p.Finished() || p.Event != "" || (!underWay(p) && active >= c.Spec.ParallelScopes) {
+		if !schedulable(c, p, active) {
 			continue
 		}
-		if budget <= 0 {
+		if budget <= 0 && !settled[i] {
 			t.wakeup = true // the rest in the next transaction
-			break
+			continue
 		}
 		if !underWay(p) {
 			active++
@@ -109,7 +111,7 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign, budget int) error {
 		if p.Finished() {
 			active--
 		}
-		if p.Event != "" {
+		if p.Event != "" && !settled[i] {
 			budget--
 		}
 	}
@@ -120,20 +122,27 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign, budget int) error {
 	return nil
 }
 
-// nextScopes returns the scopes step may schedule in next, up to budget of
-// them, for it to read them ahead.
-func nextScopes(c *forewarn.Campaign, active, budget int) []string {
+// schedulable reports whether step may schedule a scope's next update
+// domain: it is not finished, has no event in flight, and is under way or
+// finds a free lane among the active scopes.
+func schedulable(c *forewarn.Campaign, p *forewarn.ScopeProgress, active int) bool {
+	return !p.Finished() && p.Event == "" && (underWay(p) || active < c.Spec.ParallelScopes)
+}
+
+// nextScopes returns the scopes step may schedule in next: those settled
+// now, and up to budget more, for it to read them ahead.
+func nextScopes(c *forewarn.Campaign, active, budget int, settled map[int]bool) []string {
 	var out []string
 	for i := range c.Scopes {
 		p := &c.Scopes[i]
-		if len(out) == budget {
-			break
-		}
-		if p.Finished() || p.Event != "" || (!underWay(p) && active >= c.Spec.ParallelScopes) {
+		if !schedulable(c, p, active) || (budget <= 0 && !settled[i]) {
 			continue
 		}
 		if !underWay(p) {
 			active++
+		}
+		if !settled[i] {
+			budget--
 		}
 		out = append(out, p.Scope)
 	}
@@ -151,12 +160,13 @@ func underWay(p *forewarn.ScopeProgress) bool {
 }
 
 // settleAll notes, in up to budget of a campaign's scopes, that the event
-// of their update domain has ended, and returns how many it noted. A scope
-// left for the next advance still has its event: it stays under way.
-func settleAll(t *txn, c *forewarn.Campaign, budget int) (int, error) {
-	settled := 0
+// of their update domain has ended, and returns the scopes it noted, by
+// index. A scope left for the next advance still has its event: it stays
+// under way.
+func settleAll(t *txn, c *forewarn.Campaign, budget int) (map[int]bool, error) {
+	settled := map[int]bool{}
 	for i := range c.Scopes {
-		if settled == budget {
+		if len(settled) == budget {
 			t.wakeup = true // the rest in the next transaction
 			break
 		}
@@ -165,7 +175,7 @@ func settleAll(t *txn, c *forewarn.Campaign, budget int) (int, error) {
 			return settled, err
 		}
 		if ended {
-			settled++
+			settled[i] = true
 		}
 	}
 	return settled, nil

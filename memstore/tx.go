@@ -33,7 +33,7 @@ var _ records.Raw = (*tx)(nil)
 
 func newTx(st *state, writable bool) *tx {
 	t := &tx{state: st, writable: writable}
-	t.Tx = records.Tx{Raw: t}
+	t.Tx = records.NewTx(t)
 	return t
 }
 

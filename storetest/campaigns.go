@@ -84,6 +84,7 @@ func testCampaignProgress(t *testing.T, s forewarn.Store) {
 	update(t, s, func(tx forewarn.Tx) error { return tx.PutCampaign(c) })
 	steps := []func(c *forewarn.Campaign){
 		func(c *forewarn.Campaign) { c.Scopes[3].Done, c.Scopes[3].Event = 1, "e3" },
+		func(c *forewarn.Campaign) { c.Scopes[0].Done, c.Scopes[0].Waiting = 1, "vm v" },
 		func(c *forewarn.Campaign) {
 			c.Scopes[12].Skipped = []forewarn.SkippedDomain{{UpdateDomain: 0, Reason: "no VMs"}}
 		},
@@ -109,6 +110,42 @@ func testCampaignProgress(t *testing.T, s forewarn.Store) {
 		got := read(t, s, func(tx forewarn.Tx) (*forewarn.Campaign, error) { return tx.Campaign("p") })
 		if !reflect.DeepEqual(got, c) {
 			t.Fatalf("step %d: got %+v, want %+v", i, got, c)
+		}
+	}
+	// The same steps on another campaign, each read, changed and written
+	// in one transaction (as the scheduler does), then twice more: one
+	// write moves a scope, the next moves it back.
+	c = newCampaign("q", at(0))
+	for i := range 12 {
+		c.Scopes = append(c.Scopes, forewarn.ScopeProgress{Scope: fmt.Sprintf("s%02d", i), UpdateDomains: 3})
+	}
+	update(t, s, func(tx forewarn.Tx) error { return tx.PutCampaign(c) })
+	for i, step := range steps {
+		var want *forewarn.Campaign
+		update(t, s, func(tx forewarn.Tx) error {
+			got, err := tx.Campaign("q")
+			if err != nil {
+				return err
+			}
+			step(got)
+			want = got
+			if err := tx.PutCampaign(got); err != nil {
+				return err
+			}
+			before, err := tx.Campaign("q")
+			if err != nil {
+				return err
+			}
+			before.Scopes[1].Done = 2
+			if err := tx.PutCampaign(before); err != nil {
+				return err
+			}
+			before.Scopes[1].Done = want.Scopes[1].Done
+			return tx.PutCampaign(before)
+		})
+		got := read(t, s, func(tx forewarn.Tx) (*forewarn.Campaign, error) { return tx.Campaign("Q") })
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("read-modify-write step %d: got %+v, want %+v", i, got, want)
 		}
 	}
 }

@@ -86,6 +86,77 @@ func (t Tx) PutCampaign(c *forewarn.Campaign) error {
 }
 
 func (t Tx) putCampaign(c *forewarn.Campaign) error {
+	if was, ok := t.progress[key(c.ID)]; ok && samePlan(was, c.Scopes) {
+		if err := t.putMoved(c, was); err != nil {
+			return err
+		}
+	} else if err := t.putPlanAndProgress(c); err != nil {
+		return err
+	}
+	t.remember(c)
+	head := *c
+	head.Scopes = nil
+	old, _, err := t.Raw.RawGet(Campaigns, key(c.ID))
+	if err != nil {
+		return err
+	}
+	return putIfChanged(t, Campaigns, key(c.ID), old, head)
+}
+
+// putMoved writes the progress of the scopes of a campaign that moved
+// since the transaction read it (was), with the same plan.
+func (t Tx) putMoved(c *forewarn.Campaign, was []forewarn.ScopeProgress) error {
+	for i, p := range c.Scopes {
+		if sameProgress(p, was[i]) {
+			continue
+		}
+		k := CampaignScopeKey(c.ID, i)
+		if sameProgress(p, planned{p.Scope, p.UpdateDomains}.start()) { // back at its start: the plan says it
+			if _, err := t.Raw.RawDelete(CampaignScopes, k); err != nil {
+				return err
+			}
+			continue
+		}
+		data, err := json.Marshal(p)
+		if err != nil {
+			return fmt.Errorf("encode the progress of scope %q: %w", p.Scope, err)
+		}
+		if err := t.Raw.RawPut(CampaignScopes, k, data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// remember notes a campaign's progress as the transaction knows it now.
+func (t Tx) remember(c *forewarn.Campaign) {
+	if t.progress == nil {
+		return
+	}
+	was := slices.Clone(c.Scopes)
+	for i := range was {
+		was[i].Skipped = slices.Clone(was[i].Skipped)
+	}
+	t.progress[key(c.ID)] = was
+}
+
+// samePlan reports whether two campaigns' progress walks the same scopes.
+func samePlan(a, b []forewarn.ScopeProgress) bool {
+	return slices.EqualFunc(a, b, func(a, b forewarn.ScopeProgress) bool {
+		return a.Scope == b.Scope && a.UpdateDomains == b.UpdateDomains
+	})
+}
+
+// sameProgress reports whether two progresses of a scope are the same.
+func sameProgress(a, b forewarn.ScopeProgress) bool {
+	return a.Scope == b.Scope && a.UpdateDomains == b.UpdateDomains && a.Done == b.Done &&
+		a.Event == b.Event && a.Waiting == b.Waiting && a.NoNotice == b.NoNotice &&
+		slices.Equal(a.Skipped, b.Skipped)
+}
+
+// putPlanAndProgress writes a campaign's plan if it changed, and the
+// progress of every scope that differs from what is stored.
+func (t Tx) putPlanAndProgress(c *forewarn.Campaign) error {
 	plan := make([]planned, len(c.Scopes))
 	for i, p := range c.Scopes {
 		plan[i] = planned{p.Scope, p.UpdateDomains}
@@ -124,13 +195,7 @@ func (t Tx) putCampaign(c *forewarn.Campaign) error {
 			return err
 		}
 	}
-	head := *c
-	head.Scopes = nil
-	old, _, err = t.Raw.RawGet(Campaigns, key(c.ID))
-	if err != nil {
-		return err
-	}
-	return putIfChanged(t, Campaigns, key(c.ID), old, head)
+	return nil
 }
 
 // progressOf returns the JSON of a scope's progress, and whether it moved
@@ -140,8 +205,7 @@ func progressOf(p forewarn.ScopeProgress) (data []byte, moved bool, err error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("encode the progress of scope %q: %w", p.Scope, err)
 	}
-	start, err := json.Marshal(planned{p.Scope, p.UpdateDomains}.start())
-	return data, !bytes.Equal(data, start), err
+	return data, !sameProgress(p, planned{p.Scope, p.UpdateDomains}.start()), nil
 }
 
 // CampaignScopeKey is the key of the progress of a campaign's scope i:
@@ -179,6 +243,7 @@ func (t Tx) readProgress(c *forewarn.Campaign) error {
 	if err != nil {
 		return fmt.Errorf("read %s %q: %w", Campaigns, c.ID, err)
 	}
+	t.remember(c)
 	return nil
 }
 

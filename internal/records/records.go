@@ -65,8 +65,19 @@ type Raw interface {
 	RawDelete(k Kind, key string) (found bool, err error)
 }
 
-// Tx implements the record methods of forewarn.Tx over Raw.
-type Tx struct{ Raw Raw }
+// Tx implements the record methods of forewarn.Tx over Raw. Make one
+// with NewTx for each transaction.
+type Tx struct {
+	Raw Raw
+	// progress is the progress of each campaign as the transaction read
+	// or last wrote it, by key, so that PutCampaign compares a campaign's
+	// scopes with it rather than encode every one and read them again:
+	// an advance of a campaign over thousands of scopes moves a few dozen.
+	progress map[string][]forewarn.ScopeProgress
+}
+
+// NewTx returns a Tx over raw for one transaction.
+func NewTx(raw Raw) Tx { return Tx{Raw: raw, progress: map[string][]forewarn.ScopeProgress{}} }
 
 func key(name string) string { return strings.ToLower(name) }
 
