@@ -68,6 +68,15 @@ type Tx interface {
 	PutMeta(key string, value []byte) error
 }
 
+// WriteLimited is a Tx whose store bounds the writes of one transaction
+// (etcd's --max-txn-ops). The scheduler fills its transactions up to the
+// bound rather than find it by failing.
+type WriteLimited interface {
+	// Writes returns how many writes the transaction holds, counting the
+	// store's own, and the most it may hold.
+	Writes() (n, limit int)
+}
+
 // Watcher is a Store whose changes made by others (other replicas) can be
 // followed.
 type Watcher interface {

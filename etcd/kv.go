@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/mvccpb"
@@ -55,7 +57,7 @@ type snapshot struct {
 	ctx    context.Context
 	rev    int64
 	cache  map[string]read
-	// ranges are the keys of whole prefixes read before (prefetch, or
+	// ranges are the keys of whole directories read before (prefetch, or
 	// kept by scan), by prefix, for scan and for reads of their keys.
 	ranges map[string][]*mvccpb.KeyValue
 	// warm, if set, is what the store's last commits left known (an
@@ -65,6 +67,9 @@ type snapshot struct {
 	warm     *warm
 	guardKey string
 	base     int64
+	// maxOps, if set, is the store's (see Store.maxOps): it bounds the
+	// reads of a request, and read lowers it.
+	maxOps *atomic.Int64
 }
 
 func (s *snapshot) get(keys ...string) (map[string]string, error) {
@@ -122,7 +127,7 @@ func (s *snapshot) fetchFresh(fresh []string) error {
 	if s.cache == nil {
 		s.cache = make(map[string]read)
 	}
-	for chunk := range slices.Chunk(fresh, maxReadOps) {
+	for chunk := range slices.Chunk(fresh, s.chunk()) {
 		ops := make([]clientv3.Op, len(chunk))
 		for i, k := range chunk {
 			ops[i] = clientv3.OpGet(k, s.opts()...)
@@ -193,12 +198,24 @@ const keptScan = 20 * scanPage
 // known returns a key's value if a whole prefix read before holds it, or
 // warm knows it.
 func (s *snapshot) known(key string) (read, bool) {
-	for n := range len(key) {
-		if kvs, ok := s.ranges[key[:n]]; ok {
+	for prefix := range dirsOf(key) {
+		if kvs, ok := s.ranges[prefix]; ok {
 			return find(kvs, key), true
 		}
 	}
 	return s.warm.lookup(s.base, key)
+}
+
+// dirsOf yields the prefixes of a key that end with a slash: the ranges
+// kept (keep) that may hold it.
+func dirsOf(key string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for i := range len(key) {
+			if key[i] == '/' && !yield(key[:i+1]) {
+				return
+			}
+		}
+	}
 }
 
 // find returns a key's value in the keys of a whole range.
@@ -214,7 +231,7 @@ func compareKey(kv *mvccpb.KeyValue, key string) int { return strings.Compare(st
 
 // kept returns the keys of a whole range read before, or known to warm.
 func (s *snapshot) kept(r keyRange) ([]*mvccpb.KeyValue, bool) {
-	if !r.isPrefix() {
+	if !r.isDir() {
 		return nil, false
 	}
 	if kvs, ok := s.ranges[r.from]; ok {
@@ -227,9 +244,11 @@ func (s *snapshot) kept(r keyRange) ([]*mvccpb.KeyValue, bool) {
 	return kvs, ok
 }
 
-// keep keeps the keys of a whole range for scan, if it is a prefix.
+// keep keeps the keys of a whole range for scan, if it is the keys of a
+// directory: a prefix that ends with a slash (every prefix the records
+// scan).
 func (s *snapshot) keep(r keyRange, kvs []*mvccpb.KeyValue) {
-	if !r.isPrefix() {
+	if !r.isDir() {
 		return
 	}
 	if s.ranges == nil {
@@ -252,7 +271,7 @@ func (s *snapshot) prefetch(ranges []keyRange) error {
 		_, ok := s.kept(r)
 		return ok
 	})
-	for chunk := range slices.Chunk(ranges, maxReadOps) {
+	for chunk := range slices.Chunk(ranges, s.chunk()) {
 		ops := make([]clientv3.Op, len(chunk))
 		for i, r := range chunk {
 			ops[i] = clientv3.OpGet(r.from, append([]clientv3.OpOption{clientv3.WithRange(r.end), clientv3.WithLimit(scanPage)}, s.opts()...)...)
@@ -271,11 +290,19 @@ func (s *snapshot) prefetch(ranges []keyRange) error {
 }
 
 // read runs a request of reads, again after an error that only says etcd
-// was electing a leader, up to readAttempts times in all. Reads can be
+// was electing a leader, up to readAttempts times in all, and in two
+// halves if etcd finds it has too many (a --max-txn-ops under
+// maxReadOps), which it then lowers the store's maxOps below. Reads can be
 // repeated; a commit cannot, as it may have been applied.
 func (s *snapshot) read(ops []clientv3.Op) (*clientv3.TxnResponse, error) {
 	for attempt := 1; ; attempt++ {
 		resp, err := s.client.Txn(s.ctx).Then(ops...).Commit()
+		if errors.Is(err, rpctypes.ErrTooManyOps) && len(ops) > 1 {
+			if s.maxOps != nil {
+				lowerTo(s.maxOps, int64(len(ops)-1))
+			}
+			return s.readHalves(ops)
+		}
 		if err == nil {
 			if s.rev == 0 { // the first read pins the snapshot's revision
 				s.rev = resp.Header.Revision
@@ -290,6 +317,30 @@ func (s *snapshot) read(ops []clientv3.Op) (*clientv3.TxnResponse, error) {
 		case <-time.After(time.Duration(attempt) * readBackoff):
 		}
 	}
+}
+
+// readHalves reads ops in two requests, at one revision, and returns their
+// responses as one.
+func (s *snapshot) readHalves(ops []clientv3.Op) (*clientv3.TxnResponse, error) {
+	first, err := s.read(ops[:len(ops)/2])
+	if err != nil {
+		return nil, err
+	}
+	second, err := s.read(ops[len(ops)/2:])
+	if err != nil {
+		return nil, err
+	}
+	first.Responses = append(first.Responses, second.Responses...)
+	return first, nil
+}
+
+// chunk is how many reads one request makes: maxReadOps, or fewer if
+// etcd takes fewer operations in one (maxOps).
+func (s *snapshot) chunk() int {
+	if s.maxOps == nil {
+		return maxReadOps
+	}
+	return max(1, min(maxReadOps, int(s.maxOps.Load())))
 }
 
 // readAttempts and readBackoff say how often and after how long a read
@@ -346,13 +397,18 @@ type keyRange struct{ from, end string }
 
 func (r keyRange) has(key string) bool { return key >= r.from && key < r.end }
 
-// isPrefix reports whether the range is the keys that begin with its from.
-func (r keyRange) isPrefix() bool { return r.end == clientv3.GetPrefixRangeEnd(r.from) }
+// isDir reports whether the range is the keys that begin with its from,
+// which ends with a slash.
+func (r keyRange) isDir() bool {
+	return strings.HasSuffix(r.from, "/") && r.end == clientv3.GetPrefixRangeEnd(r.from)
+}
 
 // newOptimistic returns an optimistic kv that reads from w what it knows
-// (w may be nil), and writes guardKey at commit.
-func newOptimistic(client *clientv3.Client, ctx context.Context, w *warm, guardKey string) *optimistic {
-	return &optimistic{snapshot: snapshot{client: client, ctx: ctx, warm: w, guardKey: guardKey}, writes: make(map[string]string)}
+// (w may be nil), makes at most maxOps operations a request (nil: no
+// bound but maxReadOps), and writes guardKey at commit.
+func newOptimistic(client *clientv3.Client, ctx context.Context, w *warm, guardKey string, maxOps *atomic.Int64) *optimistic {
+	return &optimistic{snapshot: snapshot{client: client, ctx: ctx, warm: w, guardKey: guardKey, maxOps: maxOps},
+		writes: make(map[string]string)}
 }
 
 func (o *optimistic) get(keys ...string) (map[string]string, error) {
@@ -491,6 +547,7 @@ func (o *optimistic) pin(key string) (string, bool, error) {
 
 // commit writes everything at once if no other Update committed since the
 // snapshot and the pinned keys are unchanged; ok is false if one did.
+// A commit etcd refuses as too large lowers maxOps below its size.
 func (o *optimistic) commit(writer string) (ok bool, err error) {
 	guard := o.guardKey
 	if err := o.fetch([]string{guard}); err != nil { // pins a revision if nothing was read
@@ -517,6 +574,7 @@ func (o *optimistic) commit(writer string) (ok bool, err error) {
 	ops = append(ops, clientv3.OpPut(guard, guardValue))
 	resp, err := o.client.Txn(o.ctx).If(cmps...).Then(ops...).Commit()
 	if errors.Is(err, rpctypes.ErrTooManyOps) {
+		lowerTo(o.maxOps, int64(len(ops)-1))
 		return false, fmt.Errorf("commit to etcd (%d writes, more than its --max-txn-ops): %w (%w)",
 			len(ops), err, forewarn.ErrTooLarge)
 	}
@@ -530,4 +588,14 @@ func (o *optimistic) commit(writer string) (ok bool, err error) {
 		o.warm.committed(o, resp.Header.Revision, guard, guardValue)
 	}
 	return resp.Succeeded, nil
+}
+
+// lowerTo lowers v to n if it is above.
+func lowerTo(v *atomic.Int64, n int64) {
+	for {
+		old := v.Load()
+		if old <= n || v.CompareAndSwap(old, n) {
+			return
+		}
+	}
 }

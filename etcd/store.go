@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jonboulle/clockwork"
@@ -17,6 +18,10 @@ import (
 
 	"github.com/forewarn/forewarn"
 )
+
+// DefaultMaxTxnOps is etcd's default --max-txn-ops: the most operations
+// one etcd transaction takes.
+const DefaultMaxTxnOps = 128
 
 // DefaultPrefix is the key prefix of a Config without one.
 const DefaultPrefix = "/forewarn"
@@ -67,6 +72,10 @@ type Store struct {
 	createdAt int64
 	// warm is what this store's Updates know from its last commits.
 	warm warm
+	// maxOps is how many operations the store believes one etcd
+	// transaction takes: etcd's default --max-txn-ops (128), lowered below
+	// any commit etcd refused as too large.
+	maxOps atomic.Int64
 
 	closeOnce sync.Once
 	closeErr  error
@@ -105,6 +114,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	s := &Store{client: client, keys: keys{prefix}, where: where, logger: logger.With("component", "store"),
 		writer:       rand.Text(),
 		compactEvery: cfg.CompactEvery, clock: clockwork.NewRealClock()}
+	s.maxOps.Store(DefaultMaxTxnOps)
 	checkCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	found, err := s.initSchema(checkCtx)
@@ -148,7 +158,7 @@ func (s *Store) View(ctx context.Context, fn func(forewarn.Tx) error) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("read store: %w", err)
 	}
-	t := newTx(&snapshot{client: s.client, ctx: ctx}, s.keys, false)
+	t := newTx(&snapshot{client: s.client, ctx: ctx, maxOps: &s.maxOps}, s.keys, false)
 	defer t.close()
 	return fn(t)
 }
@@ -156,20 +166,25 @@ func (s *Store) View(ctx context.Context, fn func(forewarn.Tx) error) error {
 // Update runs fn in an optimistic transaction and commits it if fn returns
 // nil; if another Update committed in the meantime (or a key the tx
 // pinned changed), fn runs again on the new state. fn's own error comes
-// back as it is, and nothing fn wrote is kept. It fails at once if ctx is
-// done. One Update writes at most etcd's --max-txn-ops keys (128 by
-// default), its own bookkeeping key included.
+// back as it is, and nothing fn wrote is kept. An Update that writes
+// nothing commits nothing. It fails at once if ctx is done. One Update
+// writes at most etcd's --max-txn-ops keys (128 by default), its own
+// bookkeeping key included.
 func (s *Store) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("update store: %w (%w)", err, forewarn.ErrUnavailable)
 		}
-		kv := newOptimistic(s.client, ctx, &s.warm, s.keys.updateGuard())
+		kv := newOptimistic(s.client, ctx, &s.warm, s.keys.updateGuard(), &s.maxOps)
 		t := newTx(kv, s.keys, true)
+		t.maxOps = &s.maxOps
 		err := fn(t)
 		t.close()
 		if err != nil {
 			return err
+		}
+		if len(kv.order) == 0 && len(kv.erased) == 0 {
+			return nil // nothing to commit: fn read one snapshot, as in a View
 		}
 		committed, err := kv.commit(s.writer)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/forewarn/forewarn/internal/records"
 )
@@ -23,6 +24,8 @@ type tx struct {
 	keys     keys
 	writable bool
 	closed   bool
+	// maxOps is the store's; nil in a View.
+	maxOps *atomic.Int64
 }
 
 // newTx returns a tx over kv.
@@ -30,6 +33,17 @@ func newTx(kv kv, k keys, writable bool) *tx {
 	t := &tx{kv: kv, keys: k, writable: writable}
 	t.Tx = records.NewTx(t)
 	return t
+}
+
+// Writes returns how many operations the commit of the transaction would
+// send (its writes, its range deletes and the guard key), and the most the
+// store believes etcd takes (see Store.maxOps); 0 and 0 in a View.
+func (t *tx) Writes() (n, limit int) {
+	o, ok := t.kv.(*optimistic)
+	if !ok {
+		return 0, 0
+	}
+	return len(o.order) + len(o.erased) + 1, int(t.maxOps.Load())
 }
 
 // Revision returns the etcd revision the transaction reads at; 0 before

@@ -27,7 +27,8 @@ type warm struct {
 	rev   int64
 	guard string
 	keys  map[string]read
-	// ranges are the keys of whole prefixes, by prefix, in key order. A
+	// ranges are the keys of whole directories (keep), by prefix, in key
+	// order. A
 	// commit that changes one replaces its slice (never changing it in
 	// place), so that a transaction may keep reading the slice it was
 	// given.
@@ -66,8 +67,8 @@ func (w *warm) lookup(base int64, key string) (read, bool) {
 	if r, ok := w.keys[key]; ok {
 		return r, true
 	}
-	for n := range len(key) {
-		if kvs, ok := w.ranges[key[:n]]; ok {
+	for prefix := range dirsOf(key) {
+		if kvs, ok := w.ranges[prefix]; ok {
 			return find(kvs, key), true
 		}
 	}
@@ -76,7 +77,7 @@ func (w *warm) lookup(base int64, key string) (read, bool) {
 
 // lookupRange returns what warm knows of a whole range at base.
 func (w *warm) lookupRange(base int64, r keyRange) ([]*mvccpb.KeyValue, bool) {
-	if w == nil || !r.isPrefix() {
+	if w == nil || !r.isDir() {
 		return nil, false
 	}
 	w.mu.Lock()
@@ -194,8 +195,7 @@ func (w *warm) write(key, value string, rev int64, changed map[string]bool) {
 			w.set(key, read{value, rev})
 		}
 	}
-	for n := range len(key) + 1 { // the ranges are prefixes of the keys they hold
-		prefix := key[:n]
+	for prefix := range dirsOf(key) {
 		kvs, ok := w.ranges[prefix]
 		if !ok {
 			continue

@@ -151,7 +151,7 @@ func TestDeleteRangeInTransaction(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	o := newOptimistic(s.client, t.Context(), nil, s.keys.updateGuard())
+	o := newOptimistic(s.client, t.Context(), nil, s.keys.updateGuard(), &s.maxOps)
 	o.put(k(2), "before") // dropped: the range covers it
 	o.delRange(k(0), k(5))
 	o.delRange(k(3), k(8)) // overlaps: merged

@@ -17,16 +17,16 @@ import (
 // It writes the campaign only if its progress changed.
 func (f *Fabric) advance(t *txn, c *forewarn.Campaign) error {
 	before := progressOf(c)
-	budget := int(f.advanceBatch.Load())
+	b := &moves{t: t, budget: int(f.advanceBatch.Load()), most: nextEventWrites}
 	switch c.State {
 	case forewarn.CampaignRunning:
-		if err := f.step(t, c, budget); err != nil {
+		if err := f.step(t, c, b); err != nil {
 			return err
 		}
 	case forewarn.CampaignPaused, forewarn.CampaignCancelled:
 		// Events in flight go on while paused, and the Started ones of a
 		// cancelled campaign; their ends still count.
-		if _, err := settleAll(t, c, budget); err != nil {
+		if _, err := settleAll(t, c, b); err != nil {
 			return err
 		}
 		// A paused campaign with nothing left to walk (its scopes deleted
@@ -71,22 +71,48 @@ func progressOf(c *forewarn.Campaign) forewarn.Campaign {
 // take (and the work lost to a failed commit).
 const advanceBatch = 1000
 
-// step is advance's work on a running campaign, moving up to budget
-// scopes: noting that their update domain's event ended, scheduling their
-// next update domain's event, or both (one write of their progress).
-func (f *Fabric) step(t *txn, c *forewarn.Campaign, budget int) error {
-	settled, err := settleAll(t, c, budget)
+// nextEventWrites is what step expects scheduling a scope's next event to
+// write before it has seen one (the event, its index entry, its scope's
+// incarnation); it keeps the most it sees.
+const nextEventWrites = 3
+
+// moves counts the scopes an advance moves in one transaction: up to
+// budget, and no more than the store takes in one (forewarn.WriteLimited).
+type moves struct {
+	t      *txn
+	budget int
+	moved  int // scopes whose progress the advance writes at its end
+	owed   int // scopes settled whose next event is not scheduled yet
+	most   int // the most writes one scope's next event took
+}
+
+// full reports whether one more scope may not move: the budget is spent,
+// or the writes to come might not fit in the transaction: the next events
+// of the scopes settled, the progress of those moved, written at the end
+// with the campaign's record, and the scope's own.
+func (m *moves) full() bool {
+	if m.moved >= m.budget {
+		return true
+	}
+	n, limit := m.t.writes()
+	return limit > 0 && n+m.owed*m.most+m.moved+1+m.most+1 > limit
+}
+
+// step is advance's work on a running campaign, moving what m lets it:
+// noting that a scope's update domain's event ended, scheduling its next
+// update domain's event, or both (one write of its progress).
+func (f *Fabric) step(t *txn, c *forewarn.Campaign, m *moves) error {
+	settled, err := settleAll(t, c, m)
 	if err != nil {
 		return err
 	}
-	budget -= len(settled)
 	active := 0
 	for i := range c.Scopes {
 		if underWay(&c.Scopes[i]) {
 			active++
 		}
 	}
-	next := nextScopes(c, active, budget, settled)
+	next := nextScopes(c, active, m.budget-m.moved, settled)
 	if err := t.prefetch(next); err != nil {
 		return err
 	}
@@ -98,21 +124,26 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign, budget int) error {
 		if !schedulable(c, p, active) {
 			continue
 		}
-		if budget <= 0 && !settled[i] {
-			t.wakeup = true // the rest in the next transaction
-			continue
+		if settled[i] { // its room was kept when it settled
+			m.owed--
+		} else {
+			if m.full() {
+				t.wakeup = true // the rest in the next transaction
+				continue
+			}
+			m.moved++
 		}
 		if !underWay(p) {
 			active++
 		}
+		before, _ := t.writes()
 		if err := f.nextDomain(t, c, p); err != nil {
 			return err
 		}
+		after, _ := t.writes()
+		m.most = max(m.most, after-before)
 		if p.Finished() {
 			active--
-		}
-		if p.Event != "" && !settled[i] {
-			budget--
 		}
 	}
 	if allFinished(c) {
@@ -159,14 +190,17 @@ func underWay(p *forewarn.ScopeProgress) bool {
 	return !p.Finished() && (p.Done > 0 || p.Event != "" || p.Waiting != "")
 }
 
-// settleAll notes, in up to budget of a campaign's scopes, that the event
-// of their update domain has ended, and returns the scopes it noted, by
-// index. A scope left for the next advance still has its event: it stays
-// under way.
-func settleAll(t *txn, c *forewarn.Campaign, budget int) (map[int]bool, error) {
+// settleAll notes, in the scopes of a campaign that m lets move, that the
+// event of their update domain has ended, and returns the scopes it noted,
+// by index. A scope left for the next advance still has its event: it
+// stays under way.
+func settleAll(t *txn, c *forewarn.Campaign, m *moves) (map[int]bool, error) {
 	settled := map[int]bool{}
 	for i := range c.Scopes {
-		if len(settled) == budget {
+		if c.Scopes[i].Event == "" {
+			continue
+		}
+		if m.full() {
 			t.wakeup = true // the rest in the next transaction
 			break
 		}
@@ -176,6 +210,8 @@ func settleAll(t *txn, c *forewarn.Campaign, budget int) (map[int]bool, error) {
 		}
 		if ended {
 			settled[i] = true
+			m.moved++
+			m.owed++
 		}
 	}
 	return settled, nil

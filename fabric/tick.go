@@ -47,18 +47,18 @@ func (f *Fabric) runDue(ctx context.Context, due []dueEvent) []error {
 		size := f.dueBatch.Load()
 		batch := due[:min(len(due), int(size))]
 		if len(batch) > 1 {
-			err := f.dueAll(ctx, batch)
+			n, err := f.dueAll(ctx, batch)
 			if errors.Is(err, forewarn.ErrTooLarge) {
 				f.shrink(&f.dueBatch, size, int64(len(batch)), "due events", err)
 				continue
 			}
 			if err == nil {
-				due = due[len(batch):]
+				due = due[n:]
 				continue
 			}
 		}
 		for _, d := range batch {
-			if err := f.dueAll(ctx, []dueEvent{d}); err != nil {
+			if _, err := f.dueAll(ctx, []dueEvent{d}); err != nil {
 				errs = append(errs, fmt.Errorf("event %s: %w", d.id, err))
 			}
 		}
@@ -93,32 +93,60 @@ func (f *Fabric) advanceIfDue(ctx context.Context) (advanced, more bool, err err
 const dueBatch = 256
 
 // dueAll starts or completes the events whose time has come, in one
-// transaction. It reads each through its scope's events, which starting or
-// completing it reads anyway.
-func (f *Fabric) dueAll(ctx context.Context, due []dueEvent) error {
-	return f.update(ctx, func(t *txn) error {
-		scopes := make([]string, len(due))
+// transaction: all of them, or as many as the store takes in one
+// (forewarn.WriteLimited); it returns how many. It reads each through its
+// scope's events, which starting or completing it reads anyway.
+func (f *Fabric) dueAll(ctx context.Context, due []dueEvent) (int, error) {
+	done := 0
+	err := f.update(ctx, func(t *txn) error {
+		done = 0 // fn runs again if the commit found another's first
+		most := 0
 		for i, d := range due {
-			scopes[i] = d.scope
-		}
-		if err := t.prefetch(scopes); err != nil {
-			return err
-		}
-		for _, d := range due {
-			events, err := t.Events(d.scope)
-			if err != nil {
+			if done > 0 && !t.room(most) {
+				break
+			}
+			if i%duePrefetch == 0 {
+				if err := t.prefetch(scopesOf(due[i:min(len(due), i+duePrefetch)])); err != nil {
+					return err
+				}
+			}
+			before, _ := t.writes()
+			if err := f.dueOne(t, d); err != nil {
 				return err
 			}
-			i := slices.IndexFunc(events, func(e *forewarn.Event) bool { return forewarn.SameName(e.ID, d.id) })
-			if i < 0 {
-				continue // gone meanwhile
-			}
-			if err := f.due(t, events[i]); err != nil {
-				return err
-			}
+			after, _ := t.writes()
+			most = max(most, after-before)
+			done++
 		}
 		return nil
 	})
+	return done, err
+}
+
+// duePrefetch is how many due events' scopes dueAll reads ahead at a
+// time: about what one transaction of etcd takes.
+const duePrefetch = 32
+
+func scopesOf(due []dueEvent) []string {
+	out := make([]string, len(due))
+	for i, d := range due {
+		out[i] = d.scope
+	}
+	return out
+}
+
+// dueOne starts or completes an event whose time has come, if it is still
+// in flight.
+func (f *Fabric) dueOne(t *txn, d dueEvent) error {
+	events, err := t.Events(d.scope)
+	if err != nil {
+		return err
+	}
+	i := slices.IndexFunc(events, func(e *forewarn.Event) bool { return forewarn.SameName(e.ID, d.id) })
+	if i < 0 {
+		return nil // gone meanwhile
+	}
+	return f.due(t, events[i])
 }
 
 // dueEvent is an event whose time has come, and its scope.

@@ -80,6 +80,22 @@ func newTxn(tx forewarn.Tx, now time.Time, historyKeep int) *txn {
 	}
 }
 
+// writes returns how many writes the transaction holds and the most the
+// store takes in one, or 0 and 0 if it does not say (forewarn.WriteLimited).
+func (t *txn) writes() (n, limit int) {
+	if l, ok := t.Tx.(forewarn.WriteLimited); ok {
+		return l.Writes()
+	}
+	return 0, 0
+}
+
+// room reports whether the transaction may take another item that writes
+// up to more: always, if the store does not bound its transactions.
+func (t *txn) room(more int) bool {
+	n, limit := t.writes()
+	return limit == 0 || n+more <= limit
+}
+
 // PutEvent writes an event, keeps the events read of its scope up to date,
 // and notes the scope for the scheduler. An event never moves to another
 // scope.
