@@ -292,14 +292,14 @@ func (s *snapshot) prefetch(ranges []keyRange) error {
 // read runs a request of reads, again after an error that only says etcd
 // was electing a leader, up to readAttempts times in all, and in two
 // halves if etcd finds it has too many (a --max-txn-ops under
-// maxReadOps), which it then lowers the store's maxOps below. Reads can be
+// maxReadOps), which it then lowers the store's maxOps to. Reads can be
 // repeated; a commit cannot, as it may have been applied.
 func (s *snapshot) read(ops []clientv3.Op) (*clientv3.TxnResponse, error) {
 	for attempt := 1; ; attempt++ {
 		resp, err := s.client.Txn(s.ctx).Then(ops...).Commit()
 		if errors.Is(err, rpctypes.ErrTooManyOps) && len(ops) > 1 {
 			if s.maxOps != nil {
-				lowerTo(s.maxOps, int64(len(ops)-1))
+				lowerTo(s.maxOps, int64(len(ops)/2))
 			}
 			return s.readHalves(ops)
 		}
@@ -547,7 +547,9 @@ func (o *optimistic) pin(key string) (string, bool, error) {
 
 // commit writes everything at once if no other Update committed since the
 // snapshot and the pinned keys are unchanged; ok is false if one did.
-// A commit etcd refuses as too large lowers maxOps below its size.
+// A commit etcd refuses as too large lowers maxOps to half its size:
+// etcd does not say its bound, and a bound found by lowering it one
+// refused commit at a time would cost a refused commit each.
 func (o *optimistic) commit(writer string) (ok bool, err error) {
 	guard := o.guardKey
 	if err := o.fetch([]string{guard}); err != nil { // pins a revision if nothing was read
@@ -574,7 +576,7 @@ func (o *optimistic) commit(writer string) (ok bool, err error) {
 	ops = append(ops, clientv3.OpPut(guard, guardValue))
 	resp, err := o.client.Txn(o.ctx).If(cmps...).Then(ops...).Commit()
 	if errors.Is(err, rpctypes.ErrTooManyOps) {
-		lowerTo(o.maxOps, int64(len(ops)-1))
+		lowerTo(o.maxOps, int64(len(ops)/2))
 		return false, fmt.Errorf("commit to etcd (%d writes, more than its --max-txn-ops): %w (%w)",
 			len(ops), err, forewarn.ErrTooLarge)
 	}

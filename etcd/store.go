@@ -73,8 +73,8 @@ type Store struct {
 	// warm is what this store's Updates know from its last commits.
 	warm warm
 	// maxOps is how many operations the store believes one etcd
-	// transaction takes: etcd's default --max-txn-ops (128), lowered below
-	// any commit etcd refused as too large.
+	// transaction takes: etcd's default --max-txn-ops (128), halved at
+	// each request etcd refused as too large.
 	maxOps atomic.Int64
 
 	closeOnce sync.Once

@@ -3,6 +3,7 @@ package fabric
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"github.com/forewarn/forewarn"
 )
@@ -28,6 +29,9 @@ func (f *Fabric) CreateBatch(ctx context.Context, scopes []forewarn.ScopeSpec, v
 		newVMs[i] = vm
 	}
 	return f.update(ctx, func(t *txn) error {
+		if err := prefetchNew(t, scopes, vms); err != nil {
+			return err
+		}
 		for _, s := range newScopes {
 			s.CreatedAt = t.now
 			if err := putNewScope(t, s); err != nil {
@@ -49,6 +53,36 @@ func (f *Fabric) CreateBatch(ctx context.Context, scopes []forewarn.ScopeSpec, v
 		}
 		return nil
 	})
+}
+
+// prefetchNew reads ahead what creating the scopes and VMs of a batch
+// reads, if the store reads ahead (etcd): the scopes, the VMs and the
+// addresses, checked free, and the scopes the VMs join. On etcd, a round
+// trip or two for each VM otherwise.
+func prefetchNew(t *txn, scopes []forewarn.ScopeSpec, vms []forewarn.VMSpec) error {
+	p, ok := t.Tx.(interface {
+		PrefetchVMs(names, addresses []string) error
+	})
+	if !ok {
+		return nil
+	}
+	var names, addresses, joined []string
+	for _, s := range scopes {
+		joined = append(joined, s.Name)
+	}
+	for _, vm := range vms {
+		names = append(names, vm.Name)
+		addresses = append(addresses, vm.Addresses...)
+		if vm.Scope != "" {
+			joined = append(joined, vm.Scope)
+		} else {
+			joined = append(joined, vm.Name) // its standalone scope
+		}
+	}
+	if err := t.prefetch(slices.Compact(slices.Sorted(slices.Values(joined)))); err != nil {
+		return err
+	}
+	return p.PrefetchVMs(names, addresses)
 }
 
 // about says which VM of a batch a user error is about, keeping its kind.

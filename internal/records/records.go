@@ -358,6 +358,41 @@ func (t Tx) PrefetchScopes(scopes []string) error {
 	return nil
 }
 
+// PrefetchVMs reads ahead the VMs with the names, and those that have the
+// addresses, in as few round trips as the store can, if it reads ahead:
+// for VMs about to be created, whose names and addresses are checked
+// free. A store that reads locally does nothing.
+func (t Tx) PrefetchVMs(names, addresses []string) error {
+	p, ok := t.Raw.(prefetcher)
+	if !ok || len(names)+len(addresses) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(names))
+	for _, n := range names {
+		keys = append(keys, key(n))
+	}
+	groups := make([]string, len(addresses))
+	for i, a := range addresses {
+		groups[i] = key(a) + "/"
+	}
+	if err := p.RawPrefetch(VMsByAddress, groups); err != nil {
+		return fmt.Errorf("read ahead the VMs of addresses: %w", err)
+	}
+	for _, g := range groups {
+		err := t.Raw.RawScan(VMsByAddress, g, "", func(_ string, member []byte) (bool, error) {
+			keys = append(keys, string(member))
+			return true, nil
+		})
+		if err != nil {
+			return fmt.Errorf("read ahead the VMs of addresses: %w", err)
+		}
+	}
+	if _, err := t.Raw.RawGetMany(VMs, keys); err != nil {
+		return fmt.Errorf("read ahead VMs: %w", err)
+	}
+	return nil
+}
+
 // PrefetchEvents reads ahead the events with the ids, in as few round trips
 // as the store can (etcd: a hundred keys a request), if it reads ahead: for
 // the ids of events about to be created, whose keys are read to find an
