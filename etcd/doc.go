@@ -58,6 +58,17 @@
 // serialized, which a control plane that changes a few records at a time
 // can afford; the leader's time-driven work is the main writer.
 //
+// An Update first reads the guard key. If it still holds what this Store's
+// own last commit wrote, no other Update committed since, and the Update
+// reads from what that commit and the ones before it left known (warm:
+// the keys they read and wrote, the whole directories they read) rather
+// than from etcd; otherwise warm starts again from what this Update knows.
+// Keys outside the guard's reach (the leader's) are always read from etcd.
+// An Update that writes nothing commits nothing. Tx.Writes says how many
+// operations the commit would send and how many etcd takes (its default
+// --max-txn-ops, halved at each request etcd refused as too large), for
+// the scheduler to fill its transactions.
+//
 // A View reads at one revision, the one its first read saw, and never
 // commits; it is a consistent snapshot. Ranges are read 500 keys a page,
 // single keys 100 per request.
