@@ -128,11 +128,7 @@ func (s *snapshot) fetchFresh(fresh []string) error {
 		s.cache = make(map[string]read)
 	}
 	for chunk := range slices.Chunk(fresh, s.chunk()) {
-		ops := make([]clientv3.Op, len(chunk))
-		for i, k := range chunk {
-			ops[i] = clientv3.OpGet(k, s.opts()...)
-		}
-		resp, err := s.read(ops)
+		resp, err := s.read(len(chunk), func(i int) clientv3.Op { return clientv3.OpGet(chunk[i], s.opts()...) })
 		if err != nil {
 			return err
 		}
@@ -164,9 +160,11 @@ func (s *snapshot) scan(from, end string, fn func(key, value string) (bool, erro
 		return nil
 	}
 	var kept []*mvccpb.KeyValue
+	keeping := true // until the range has more than keptScan keys
 	for {
-		opts := append([]clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(scanPage)}, s.opts()...)
-		resp, err := s.read([]clientv3.Op{clientv3.OpGet(from, opts...)})
+		resp, err := s.read(1, func(int) clientv3.Op {
+			return clientv3.OpGet(from, append([]clientv3.OpOption{clientv3.WithRange(end), clientv3.WithLimit(scanPage)}, s.opts()...)...)
+		})
 		if err != nil {
 			return err
 		}
@@ -176,11 +174,13 @@ func (s *snapshot) scan(from, end string, fn func(key, value string) (bool, erro
 				return err
 			}
 		}
-		if kept = append(kept, page.Kvs...); len(kept) > keptScan {
-			kept = nil
+		if keeping {
+			if kept = append(kept, page.Kvs...); len(kept) > keptScan {
+				kept, keeping = nil, false
+			}
 		}
 		if !page.More || len(page.Kvs) == 0 {
-			if kept != nil {
+			if keeping {
 				s.keep(whole, kept)
 			}
 			return nil
@@ -272,11 +272,10 @@ func (s *snapshot) prefetch(ranges []keyRange) error {
 		return ok
 	})
 	for chunk := range slices.Chunk(ranges, s.chunk()) {
-		ops := make([]clientv3.Op, len(chunk))
-		for i, r := range chunk {
-			ops[i] = clientv3.OpGet(r.from, append([]clientv3.OpOption{clientv3.WithRange(r.end), clientv3.WithLimit(scanPage)}, s.opts()...)...)
-		}
-		resp, err := s.read(ops)
+		resp, err := s.read(len(chunk), func(i int) clientv3.Op {
+			r := chunk[i]
+			return clientv3.OpGet(r.from, append([]clientv3.OpOption{clientv3.WithRange(r.end), clientv3.WithLimit(scanPage)}, s.opts()...)...)
+		})
 		if err != nil {
 			return err
 		}
@@ -289,19 +288,25 @@ func (s *snapshot) prefetch(ranges []keyRange) error {
 	return nil
 }
 
-// read runs a request of reads, again after an error that only says etcd
-// was electing a leader, up to readAttempts times in all, and in two
-// halves if etcd finds it has too many (a --max-txn-ops under
-// maxReadOps), which it then lowers the store's maxOps to. Reads can be
-// repeated; a commit cannot, as it may have been applied.
-func (s *snapshot) read(ops []clientv3.Op) (*clientv3.TxnResponse, error) {
+// read runs a request of n reads, op(i) each, again after an error that
+// only says etcd was electing a leader, up to readAttempts times in all,
+// and in two halves if etcd finds it has too many (a --max-txn-ops under
+// maxReadOps), which then lowers the store's maxOps. The reads are built
+// as each request is sent, so that the second half reads at the revision
+// the first pinned. Reads can be repeated; a commit cannot, as it may
+// have been applied.
+func (s *snapshot) read(n int, op func(i int) clientv3.Op) (*clientv3.TxnResponse, error) {
 	for attempt := 1; ; attempt++ {
+		ops := make([]clientv3.Op, n)
+		for i := range ops {
+			ops[i] = op(i)
+		}
 		resp, err := s.client.Txn(s.ctx).Then(ops...).Commit()
-		if errors.Is(err, rpctypes.ErrTooManyOps) && len(ops) > 1 {
-			if s.maxOps != nil {
-				lowerTo(s.maxOps, int64(len(ops)/2))
+		if errors.Is(err, rpctypes.ErrTooManyOps) && n > 1 {
+			if s.maxOps != nil && int64(n) <= s.maxOps.Load() {
+				lowerTo(s.maxOps, int64(n/2))
 			}
-			return s.readHalves(ops)
+			return s.readHalves(n, op)
 		}
 		if err == nil {
 			if s.rev == 0 { // the first read pins the snapshot's revision
@@ -319,14 +324,15 @@ func (s *snapshot) read(ops []clientv3.Op) (*clientv3.TxnResponse, error) {
 	}
 }
 
-// readHalves reads ops in two requests, at one revision, and returns their
-// responses as one.
-func (s *snapshot) readHalves(ops []clientv3.Op) (*clientv3.TxnResponse, error) {
-	first, err := s.read(ops[:len(ops)/2])
+// readHalves reads n reads in two requests, at one revision, and returns
+// their responses as one.
+func (s *snapshot) readHalves(n int, op func(i int) clientv3.Op) (*clientv3.TxnResponse, error) {
+	half := n / 2
+	first, err := s.read(half, op)
 	if err != nil {
 		return nil, err
 	}
-	second, err := s.read(ops[len(ops)/2:])
+	second, err := s.read(n-half, func(i int) clientv3.Op { return op(half + i) })
 	if err != nil {
 		return nil, err
 	}
@@ -547,9 +553,10 @@ func (o *optimistic) pin(key string) (string, bool, error) {
 
 // commit writes everything at once if no other Update committed since the
 // snapshot and the pinned keys are unchanged; ok is false if one did.
-// A commit etcd refuses as too large lowers maxOps to half its size:
-// etcd does not say its bound, and a bound found by lowering it one
-// refused commit at a time would cost a refused commit each.
+// A commit etcd refuses as too large, though within maxOps, lowers maxOps
+// to half its size: etcd does not say its bound, and a bound found by
+// lowering it one refused commit at a time would cost a refused commit
+// each. (A commit larger than maxOps says nothing new of etcd's bound.)
 func (o *optimistic) commit(writer string) (ok bool, err error) {
 	guard := o.guardKey
 	if err := o.fetch([]string{guard}); err != nil { // pins a revision if nothing was read
@@ -576,7 +583,10 @@ func (o *optimistic) commit(writer string) (ok bool, err error) {
 	ops = append(ops, clientv3.OpPut(guard, guardValue))
 	resp, err := o.client.Txn(o.ctx).If(cmps...).Then(ops...).Commit()
 	if errors.Is(err, rpctypes.ErrTooManyOps) {
-		lowerTo(o.maxOps, int64(len(ops)/2))
+		if o.maxOps != nil && int64(len(ops)) <= o.maxOps.Load() {
+			// etcd refused what the bound let through: its own is lower.
+			lowerTo(o.maxOps, int64(len(ops)/2))
+		}
 		return false, fmt.Errorf("commit to etcd (%d writes, more than its --max-txn-ops): %w (%w)",
 			len(ops), err, forewarn.ErrTooLarge)
 	}

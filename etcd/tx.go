@@ -40,7 +40,7 @@ func newTx(kv kv, k keys, writable bool) *tx {
 // store believes etcd takes (see Store.maxOps); 0 and 0 in a View.
 func (t *tx) Writes() (n, limit int) {
 	o, ok := t.kv.(*optimistic)
-	if !ok {
+	if !ok || t.maxOps == nil {
 		return 0, 0
 	}
 	return len(o.order) + len(o.erased) + 1, int(t.maxOps.Load())

@@ -35,7 +35,11 @@ func (s *Store) upgrade(ctx context.Context, from int) error {
 	if err := w.flush(); err != nil {
 		return err
 	}
-	_, err := s.client.Put(ctx, s.keys.meta(schemaKey), metaMarker+strconv.Itoa(SchemaVersion))
+	// The guard moves too: what a store knew before (warm) is known no more.
+	_, err := s.client.Txn(ctx).Then(
+		clientv3.OpPut(s.keys.meta(schemaKey), metaMarker+strconv.Itoa(SchemaVersion)),
+		clientv3.OpPut(s.keys.updateGuard(), "upgrade"),
+	).Commit()
 	return err
 }
 

@@ -124,24 +124,26 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign, m *moves) error {
 		if !schedulable(c, p, active) {
 			continue
 		}
-		if settled[i] { // its room was kept when it settled
-			m.owed--
-		} else {
-			if m.full() {
-				t.wakeup = true // the rest in the next transaction
-				continue
-			}
-			m.moved++
+		if settled[i] {
+			m.owed-- // its progress is written anyway; its next event may wait
+		}
+		if m.full() {
+			t.wakeup = true // the rest in the next transaction
+			continue
 		}
 		if !underWay(p) {
 			active++
 		}
+		was := *p
 		before, _ := t.writes()
 		if err := f.nextDomain(t, c, p); err != nil {
 			return err
 		}
 		after, _ := t.writes()
 		m.most = max(m.most, after-before)
+		if !settled[i] && !reflect.DeepEqual(was, *p) {
+			m.moved++ // a scope still waiting, as before, moved nothing
+		}
 		if p.Finished() {
 			active--
 		}
