@@ -10,7 +10,7 @@ test:
 	./scripts/test.sh
 
 lint:
-	test -z "$$(gofmt -l .)" && go vet ./...
+	test -z "$$(gofmt -l .)" && go vet ./... && scripts/deps.sh && scripts/staticcheck.sh
 
 bench:
 	go test -run '^$$' -bench . -benchmem ./...

@@ -124,7 +124,7 @@ func (a *Agent) Run(ctx context.Context) error {
 		return nil
 	})
 	a.wg.Wait()
-	if err != nil && !errors.Is(err, ctx.Err()) {
+	if !errors.Is(err, ctx.Err()) { // Watch returns only when ctx ends, or with an error
 		return fmt.Errorf("agent: watch: %w", err)
 	}
 	a.log.Info("agent stopped", "vm", a.vm)

@@ -432,13 +432,6 @@ func (l *crashLedger) cancelCandidate(rng *rand.Rand) string {
 	return ids[rng.IntN(len(ids))]
 }
 
-// observeCampaign records a campaign an admin API answer showed.
-func (l *crashLedger) observeCampaign(m crashMark, c *forewarn.Campaign) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.seeCampaign(m, c)
-}
-
 // seeCampaign is observeCampaign with l.mu held: a campaign's progress
 // never goes back, and nothing cancels it.
 func (l *crashLedger) seeCampaign(m crashMark, c *forewarn.Campaign) {

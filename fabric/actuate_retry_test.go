@@ -18,7 +18,6 @@ import (
 type flakyStore struct {
 	forewarn.Store
 	failNext atomic.Bool
-	elector  bool
 }
 
 func (s *flakyStore) Update(ctx context.Context, fn func(forewarn.Tx) error) error {

@@ -5,7 +5,7 @@
 # $FOREWARN_ETCD_BIN names an etcd binary), wrk (the load benchmark,
 # scripts/load.sh), iproute2 (the network-namespace test) and chromium (the
 # dashboard's browser tests; not needed when $FOREWARN_CHROMIUM names a
-# Chromium binary), and axe-core (below).
+# Chromium binary), axe-core and staticcheck (below).
 set -euo pipefail
 missing=()
 command -v curl >/dev/null || missing+=(curl)
@@ -33,4 +33,12 @@ if [ -n "$need_axe" ]; then
   mkdir -p "$axe_dir"
   cp "$tmp/package/axe.min.js" "$tmp/package/LICENSE" "$axe_dir/"
   rm -rf "$tmp"
+fi
+
+# staticcheck, pinned, from the Go module proxy, into the same cache;
+# scripts/staticcheck.sh runs it.
+staticcheck_version=v0.8.2
+staticcheck_dir="$HOME/.cache/forewarn/staticcheck-$staticcheck_version"
+if [ ! -x "$staticcheck_dir/staticcheck" ]; then
+  GOBIN="$staticcheck_dir" go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version"
 fi

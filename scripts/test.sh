@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The project's test command (README, .ci/run): installs what the tests need,
-# then runs gofmt, go vet, every test under the race detector (with the
+# then runs gofmt, go vet, staticcheck, every test under the race detector (with the
 # crash-safety test's 20 kills per store, the failover test on a real
 # three-member etcd and the dashboard in headless Chromium, whose screenshots
 # go to artifacts/screenshots) and without it the ones it skips (the
@@ -22,6 +22,9 @@ if [ -n "$bad" ]; then echo "gofmt would change:"; echo "$bad"; exit 1; fi
 
 echo "== go vet"
 go vet ./...
+
+echo "== staticcheck"
+scripts/staticcheck.sh
 
 # The timeout is sized to the longest package, e2e: about 4 minutes on a
 # loaded two-core machine (crash test 50 s, failover 35 s, the etcd outage

@@ -43,7 +43,7 @@ func (o *serveOptions) checkStore() error {
 	s := o.store
 	if !s.usesEtcd() {
 		if s.username != "" || s.password != "" || s.ca != "" || s.cert != "" || s.key != "" || s.compactGiven {
-			return errors.New("the --etcd-* flags need --store etcd://...")
+			return errors.New("the --etcd-* flags need --store etcd://HOST:PORT[/PREFIX]")
 		}
 		return nil
 	}

@@ -104,9 +104,9 @@ func selfCPU() time.Duration {
 // cpuMeter measures the CPU time the server (if its pid is known) and this
 // process use between start and stop.
 type cpuMeter struct {
-	pid           int
-	server, self  time.Duration
-	started, wall time.Time
+	pid          int
+	server, self time.Duration
+	started      time.Time
 }
 
 // start notes the CPU times so far.
