@@ -3,5 +3,7 @@
 // the errors they share. It imports no other package of the project.
 //
 // The metadata endpoint (imds), the control plane (fabric), the admin API
-// (admin) and the stores (bolt) each implement or use these types.
+// (admin), the in-VM client and agent (client, agent) and the stores (bolt
+// by default, etcd for many hosts, memstore in memory) each implement or
+// use these types.
 package forewarn

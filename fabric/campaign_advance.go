@@ -16,7 +16,7 @@ import (
 // each scope under way, starting new scopes up to its parallelism.
 // It writes the campaign only if its progress changed.
 func (f *Fabric) advance(t *txn, c *forewarn.Campaign) error {
-	before := progressOf(c)
+	before := withoutEstimate(c)
 	b := &moves{t: t, budget: int(f.advanceBatch.Load()), most: nextEventWrites}
 	switch c.State {
 	case forewarn.CampaignRunning:
@@ -35,7 +35,7 @@ func (f *Fabric) advance(t *txn, c *forewarn.Campaign) error {
 			c.State, c.EndedAt = forewarn.CampaignDone, t.now
 		}
 	}
-	if reflect.DeepEqual(before, progressOf(c)) {
+	if reflect.DeepEqual(before, withoutEstimate(c)) {
 		return nil
 	}
 	c.EstimatedEnd = f.estimate(t, c)
@@ -55,21 +55,22 @@ func putCampaign(t *txn, c *forewarn.Campaign) error {
 	return t.PutCampaign(c)
 }
 
-// progressOf is what advance compares: the campaign without its estimate.
-func progressOf(c *forewarn.Campaign) forewarn.Campaign {
+// withoutEstimate is what advance compares: a copy of the campaign without
+// its estimated end.
+func withoutEstimate(c *forewarn.Campaign) forewarn.Campaign {
 	p := *c
 	p.Scopes = append([]forewarn.ScopeProgress(nil), c.Scopes...)
 	p.EstimatedEnd = time.Time{}
 	return p
 }
 
-// advanceBatch is how many scopes one advance of a campaign moves at most
+// maxAdvanceBatch is how many scopes one advance of a campaign moves at most
 // (less if the store takes less: updateCampaigns), counting each update
 // domain it notes as done and each event it schedules; the scheduler
 // advances it again at once for the rest. A campaign over 10,000 scopes so
 // writes in transactions of a bounded size, which bounds the memory they
 // take (and the work lost to a failed commit).
-const advanceBatch = 1000
+const maxAdvanceBatch = 1000
 
 // nextEventWrites is what step expects scheduling a scope's next event to
 // write before it has seen one (the event, its index entry, its scope's

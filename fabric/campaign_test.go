@@ -293,7 +293,7 @@ func TestCampaignWaitsForBusyVM(t *testing.T) {
 }
 
 // TestCampaignCancelInBatches: a campaign with more Scheduled events than
-// a transaction may cancel (advanceBatch, as etcd's limit makes it) is
+// a transaction may cancel (maxAdvanceBatch, as etcd's limit makes it) is
 // cancelled in several, all of its events end cancelled, and one that has
 // started goes on.
 func TestCampaignCancelInBatches(t *testing.T) {

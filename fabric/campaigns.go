@@ -209,7 +209,7 @@ var steered = map[forewarn.CampaignAction]string{
 // have started go on, and marks it cancelled; a campaign already cancelled
 // is returned as it is. A campaign over thousands of
 // scopes has more events than one etcd transaction takes, so they are
-// cancelled a batch of scopes at a time (advanceBatch, halved while the
+// cancelled a batch of scopes at a time (maxAdvanceBatch, halved while the
 // store finds it too large), the campaign paused until the last batch so
 // that it schedules nothing meanwhile; most campaigns take one batch.
 // Should serve stop halfway, the campaign stays paused with its remaining

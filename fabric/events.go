@@ -95,7 +95,7 @@ func (f *Fabric) Cancel(ctx context.Context, id string) (*forewarn.Event, error)
 	return e, err
 }
 
-// ApproveFor approves events on behalf of a VM: every id must be an event in
+// approveFor approves events on behalf of a VM: every id must be an event in
 // flight in the VM's scope, else nothing is approved.
 func (f *Fabric) approveFor(t *txn, vmName string, ids []string) error {
 	vm, err := t.VM(vmName)

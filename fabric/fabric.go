@@ -86,7 +86,7 @@ type Fabric struct {
 
 	// advanceBatch is how many scopes an advance of a campaign schedules
 	// at most, and dueBatch how many due events a transaction starts or
-	// completes: the constants of the same names, halved while the store
+	// completes: maxAdvanceBatch and maxDueBatch, halved while the store
 	// finds a transaction too large (shrink).
 	advanceBatch, dueBatch atomic.Int64
 	// campaignsDue says the campaigns may move on: an event ended, a
@@ -140,8 +140,8 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 		enabling:     newEnabling(),
 		acts:         actuations{running: map[runKey]context.CancelFunc{}, wanted: map[runKey]bool{}},
 	}
-	f.advanceBatch.Store(advanceBatch)
-	f.dueBatch.Store(dueBatch)
+	f.advanceBatch.Store(maxAdvanceBatch)
+	f.dueBatch.Store(maxDueBatch)
 	f.campaignsDue.Store(true)
 	f.mu.Lock()
 	defer f.mu.Unlock()

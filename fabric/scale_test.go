@@ -33,12 +33,12 @@ func manyScopes(h *harness, n int) []string {
 }
 
 // TestCampaignSchedulesInBatches starts a campaign over more scopes than
-// one advance schedules: the first advanceBatch scopes get their event at
+// one advance schedules: the first maxAdvanceBatch scopes get their event at
 // once, each Tick schedules the next batch, and the rollout then ends with
 // every VM hit once, in update domain order.
 func TestCampaignSchedulesInBatches(t *testing.T) {
 	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
-	n := 2100 // more than two batches of advanceBatch (1000)
+	n := 2100 // more than two batches of maxAdvanceBatch (1000)
 	scopes := manyScopes(h, n)
 	c := startCampaign(h, forewarn.CampaignSpec{Type: forewarn.Freeze, All: true, ParallelScopes: n})
 	inFlight := func() int {
@@ -48,7 +48,7 @@ func TestCampaignSchedulesInBatches(t *testing.T) {
 		}
 		return len(events)
 	}
-	for _, want := range []int{advanceBatch, 2 * advanceBatch, n} {
+	for _, want := range []int{maxAdvanceBatch, 2 * maxAdvanceBatch, n} {
 		if got := inFlight(); got != want {
 			t.Fatalf("%d events in flight, want %d", got, want)
 		}

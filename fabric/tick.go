@@ -38,7 +38,7 @@ func (f *Fabric) Tick(ctx context.Context) (time.Time, error) {
 }
 
 // runDue starts or completes the due events, a batch a transaction
-// (dueBatch, smaller while the store finds the transaction too large), or
+// (maxDueBatch, smaller while the store finds the transaction too large), or
 // each in a transaction of its own if their batch fails otherwise, so that
 // one that fails holds up no other.
 func (f *Fabric) runDue(ctx context.Context, due []dueEvent) []error {
@@ -87,10 +87,10 @@ func (f *Fabric) advanceIfDue(ctx context.Context) (advanced, more bool, err err
 	return advanced, more, err
 }
 
-// dueBatch is how many due events one transaction starts or completes: a
+// maxDueBatch is how many due events one transaction starts or completes: a
 // campaign over thousands of scopes brings thousands due at once, and a
 // commit (an fsync) for each would start the last of them seconds late.
-const dueBatch = 256
+const maxDueBatch = 256
 
 // dueAll starts or completes the events whose time has come, in one
 // transaction: all of them, or as many as the store takes in one

@@ -14,11 +14,10 @@ import (
 // which wakes the long-polls that wait on it.
 type scopeState struct {
 	scope  *forewarn.Scope
-	vms    []*forewarn.VM
 	events []*forewarn.Event
-	// etag is the quoted incarnation, tag its opaque part; etagValue is
-	// the ETag header value (see longPollValue).
-	etag, tag string
+	// tag is the incarnation, the opaque part of the ETag; etagValue is
+	// the ETag header value, quoted (see longPollValue).
+	tag       string
 	etagValue []string
 	owners    []owner
 	changed   chan struct{}
@@ -63,10 +62,8 @@ func newScopeState(snap *forewarn.ScopeSnapshot) (*scopeState, []string) {
 	tag := strconv.FormatInt(snap.Scope.Incarnation, 10)
 	st := &scopeState{
 		scope:     snap.Scope,
-		vms:       snap.VMs,
 		events:    snap.Events,
 		tag:       tag,
-		etag:      `"` + tag + `"`,
 		etagValue: []string{`"` + tag + `"`},
 		changed:   make(chan struct{}),
 		docs:      make([]renderedDoc, len(eventVersions)),

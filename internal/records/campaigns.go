@@ -174,7 +174,7 @@ func (t Tx) putPlanAndProgress(c *forewarn.Campaign) error {
 	}
 	for i, p := range c.Scopes {
 		k := CampaignScopeKey(c.ID, i)
-		data, moved, err := progressOf(p)
+		data, moved, err := encodeProgress(p)
 		if err != nil {
 			return err
 		}
@@ -198,9 +198,9 @@ func (t Tx) putPlanAndProgress(c *forewarn.Campaign) error {
 	return nil
 }
 
-// progressOf returns the JSON of a scope's progress, and whether it moved
+// encodeProgress returns the JSON of a scope's progress, and whether it moved
 // from its start.
-func progressOf(p forewarn.ScopeProgress) (data []byte, moved bool, err error) {
+func encodeProgress(p forewarn.ScopeProgress) (data []byte, moved bool, err error) {
 	data, err = json.Marshal(p)
 	if err != nil {
 		return nil, false, fmt.Errorf("encode the progress of scope %q: %w", p.Scope, err)
@@ -284,7 +284,7 @@ func SplitCampaign(name string, data []byte) ([]Entry, error) {
 	plan := make([]planned, len(c.Scopes))
 	for i, p := range c.Scopes {
 		plan[i] = planned{p.Scope, p.UpdateDomains}
-		pdata, moved, err := progressOf(p)
+		pdata, moved, err := encodeProgress(p)
 		if err != nil {
 			return nil, fmt.Errorf("%s %q: %w", Campaigns, name, err)
 		}
