@@ -104,9 +104,6 @@ type Fleet interface {
 	Status(ctx context.Context) (*Status, error)
 }
 
-// DefaultDegradeNotice is the notice of a degraded-hardware Redeploy.
-const DefaultDegradeNotice = 7 * 24 * time.Hour
-
 // ResolveAction is how an admin settles an event whose actuation failed.
 type ResolveAction string
 

@@ -2,15 +2,13 @@ package forewarn
 
 import "time"
 
-// The defaults and bounds of a scope (SPEC.md 6 for the terminate notice).
+// The defaults and bounds of a scope's domains (its terminate notice's
+// are in rules.go).
 const (
-	DefaultUpdateDomains   = 5
-	DefaultFaultDomains    = 3
-	MaxUpdateDomains       = 20
-	MaxFaultDomains        = 5
-	DefaultTerminateNotice = 5 * time.Minute
-	MinTerminateNotice     = 5 * time.Minute
-	MaxTerminateNotice     = 15 * time.Minute
+	DefaultUpdateDomains = 5
+	DefaultFaultDomains  = 3
+	MaxUpdateDomains     = 20
+	MaxFaultDomains      = 5
 )
 
 // ScopeKind is what groups the VMs of a scope.

@@ -370,8 +370,8 @@ func (f *Fabric) estimate(t *txn, c *forewarn.Campaign) time.Time {
 	if c.Ended() {
 		return time.Time{}
 	}
-	perDomain := f.scaled(max(time.Duration(c.Spec.Notice), minNotice[c.Spec.Type]) +
-		impactOf(&forewarn.Event{Type: c.Spec.Type, DurationInSeconds: c.DurationInSeconds}))
+	perDomain := f.scaled(max(time.Duration(c.Spec.Notice), forewarn.MinNotice(c.Spec.Type)) +
+		forewarn.Impact(&forewarn.Event{Type: c.Spec.Type, DurationInSeconds: c.DurationInSeconds}))
 	lanes := make(laneHeap, 0, min(c.Spec.ParallelScopes, len(c.Scopes)))
 	var waiting []time.Duration
 	for i := range c.Scopes {

@@ -85,7 +85,7 @@ func newCampaign(spec forewarn.CampaignSpec) (*forewarn.Campaign, error) {
 	}
 	// The campaign records the notice its events get: at least the type's
 	// minimum, which applies when less is asked.
-	spec.Notice = max(spec.Notice, forewarn.Duration(minNotice[spec.Type]))
+	spec.Notice = max(spec.Notice, forewarn.Duration(forewarn.MinNotice(spec.Type)))
 	c := &forewarn.Campaign{
 		ID:                uuid.NewString(),
 		Spec:              spec,

@@ -111,16 +111,16 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 		cfg.TimeScale = 1
 	}
 	if cfg.MaxUserOps <= 0 {
-		cfg.MaxUserOps = 10
+		cfg.MaxUserOps = forewarn.DefaultMaxUserOps
 	}
 	if cfg.EnableIdle <= 0 {
-		cfg.EnableIdle = 24 * time.Hour
+		cfg.EnableIdle = forewarn.DefaultEnableIdle
 	}
 	if cfg.Actuator == nil {
 		cfg.Actuator = Simulate{Clock: cfg.Clock}
 	}
 	if cfg.HistoryKeep <= 0 {
-		cfg.HistoryKeep = 10000
+		cfg.HistoryKeep = forewarn.DefaultHistoryKeep
 	}
 	cfg.Replica = completeReplica(cfg.Replica, cfg.Clock.Now())
 	if cfg.Logger == nil {

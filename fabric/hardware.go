@@ -16,10 +16,6 @@ const (
 	descDegraded = "Host server is going to be serviced because of degraded hardware."
 )
 
-// repairImpact is how long the simulated repair of a hardware failure
-// lasts, unscaled (DESIGN.md).
-const repairImpact = 600 * time.Second
-
 // Fail creates a hardware failure of a VM: a Platform Reboot, Started from
 // its first appearance. It does not count toward the user limit and is
 // allowed while the VM has another event in flight (SPEC.md 10).
@@ -62,7 +58,7 @@ func (f *Fabric) Degrade(ctx context.Context, vmName string, notice time.Duratio
 		}
 		e = platformEvent(t, forewarn.Redeploy, vm, descDegraded, -1)
 		e.Operation = forewarn.OpDegrade
-		return f.schedule(t, e, scope, max(notice, minNotice[forewarn.Redeploy]))
+		return f.schedule(t, e, scope, max(notice, forewarn.MinNotice(forewarn.Redeploy)))
 	})
 	return e, err
 }

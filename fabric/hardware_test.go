@@ -29,7 +29,7 @@ func TestHardwareFailure(t *testing.T) {
 	if h.incarnation("web") != inc+1 {
 		t.Fatal("a failure is one change")
 	}
-	h.tick(repairImpact - time.Nanosecond)
+	h.tick(forewarn.RepairImpact - time.Nanosecond)
 	if h.event(e.ID) == nil {
 		t.Fatal("repair ended early")
 	}

@@ -19,7 +19,7 @@ func (f *Fabric) start(t *txn, e *forewarn.Event) error {
 	e.Status = forewarn.Started
 	e.NotBefore = time.Time{}
 	e.StartedAt = t.now
-	e.EndsAt = t.now.Add(f.scaled(impactOf(e)))
+	e.EndsAt = t.now.Add(f.scaled(forewarn.Impact(e)))
 	e.Actuator = f.cfg.Actuator.Name()
 	if err := t.PutEvent(e); err != nil {
 		return fmt.Errorf("start event %s: %w", e.ID, err)
@@ -138,16 +138,4 @@ func stateOf(t *txn, vm *forewarn.VM) (forewarn.VMState, error) {
 		return forewarn.Running, nil
 	}
 	return stateDuring[last.Type], nil
-}
-
-// impactOf is how long the simulated impact of an event lasts, unscaled:
-// its DurationInSeconds when it gives one, else that of its kind.
-func impactOf(e *forewarn.Event) time.Duration {
-	switch {
-	case e.Operation == forewarn.OpFail:
-		return repairImpact
-	case e.DurationInSeconds > 0:
-		return time.Duration(e.DurationInSeconds) * time.Second
-	}
-	return impact[e.Type]
 }

@@ -6,25 +6,6 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// minNotice is the minimum notice of each event type (SPEC.md 6). Terminate
-// takes its notice from the scale set instead.
-var minNotice = map[forewarn.EventType]time.Duration{
-	forewarn.Freeze:   15 * time.Minute,
-	forewarn.Reboot:   15 * time.Minute,
-	forewarn.Redeploy: 10 * time.Minute,
-	forewarn.Preempt:  30 * time.Second,
-}
-
-// impact is how long the simulated impact of a started event lasts before
-// the event completes, unscaled (DESIGN.md).
-var impact = map[forewarn.EventType]time.Duration{
-	forewarn.Freeze:    5 * time.Second,
-	forewarn.Reboot:    60 * time.Second,
-	forewarn.Redeploy:  300 * time.Second,
-	forewarn.Preempt:   30 * time.Second,
-	forewarn.Terminate: 30 * time.Second,
-}
-
 // stateDuring is what the simulated impact of each type does to its VMs.
 var stateDuring = map[forewarn.EventType]forewarn.VMState{
 	forewarn.Freeze:    forewarn.Frozen,
@@ -66,7 +47,7 @@ func notice(t forewarn.EventType, scope *forewarn.Scope) time.Duration {
 		}
 		return forewarn.DefaultTerminateNotice
 	}
-	return minNotice[t]
+	return forewarn.MinNotice(t)
 }
 
 // ceilSecond rounds t up to the next whole second, so that the NotBefore the

@@ -3,6 +3,7 @@ package main
 import (
 	"time"
 
+	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
 	"github.com/forewarn/forewarn/etcd"
 	"github.com/forewarn/forewarn/execact"
@@ -72,7 +73,7 @@ func (o *serveOptions) command() *cobra.Command {
 // zero values of flags.
 func newServeOptions() *serveOptions {
 	return &serveOptions{
-		enableIdle:      durationValue(24 * time.Hour),
+		enableIdle:      durationValue(forewarn.DefaultEnableIdle),
 		shutdownTimeout: durationValue(10 * time.Second),
 		adminTimeout:    durationValue(admin.DefaultRequestTimeout),
 		store:           storeOptions{compactEvery: durationValue(etcd.DefaultCompactEvery)},
@@ -114,8 +115,8 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.Float64Var(&o.rateLimit, "rate-limit", 5, "metadata requests a second per VM, burst twice that; 0 turns it off")
 	f.Var(&o.firstCallDelay, "first-call-delay", "hold the first request of a scope that enables Scheduled Events this long")
 	f.Var(&o.enableIdle, "enable-idle", "a scope with no request for this long gets no notice")
-	f.IntVar(&o.maxUserOps, "max-user-ops", 10, "user operations in flight at once per scope")
-	f.IntVar(&o.historyKeep, "history-keep", 10000, "finished events the history keeps")
+	f.IntVar(&o.maxUserOps, "max-user-ops", forewarn.DefaultMaxUserOps, "user operations in flight at once per scope")
+	f.IntVar(&o.historyKeep, "history-keep", forewarn.DefaultHistoryKeep, "finished events the history keeps")
 	f.StringVar(&o.adminTokenFile, "admin-token-file", "", "read the admin token from this file instead of <data-dir>/admin.token")
 	f.StringVar(&o.location, "location", "local", "the location the instance metadata shows")
 	f.StringVar(&o.logLevel, "log-level", "info", "debug, info, warn or error")
