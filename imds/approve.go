@@ -30,7 +30,7 @@ func (s *Server) postEvents(w http.ResponseWriter, r *http.Request, req *request
 		return
 	}
 	vm := req.caller.vm.Name
-	if err := s.meta.Approve(r.Context(), vm, ids); err != nil {
+	if err := s.plane.Approve(r.Context(), vm, ids); err != nil {
 		if errors.Is(err, forewarn.ErrInvalid) || errors.Is(err, forewarn.ErrNotFound) {
 			writeError(w, badRequest("%s", userMessage(err)))
 			return

@@ -44,7 +44,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, req *request)
 // changed during the hold; false means the answer has been written.
 func (s *Server) enable(w http.ResponseWriter, r *http.Request, req *request) (caller, bool) {
 	ctx := s.enableContext(r.Context())
-	err := s.meta.Enable(ctx, req.caller.state.scope.Name)
+	err := s.plane.Enable(ctx, req.caller.state.scope.Name)
 	s.releaseEnableContext(ctx)
 	switch {
 	case r.Context().Err() != nil:

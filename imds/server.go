@@ -56,7 +56,7 @@ type Config struct {
 // Server is the metadata endpoint: an http.Handler that also receives the
 // control plane's snapshots (forewarn.Publisher).
 type Server struct {
-	meta     forewarn.Metadata
+	plane    forewarn.Metadata // the control plane
 	clock    forewarn.Clock
 	location string
 	log      *slog.Logger
@@ -95,7 +95,7 @@ func New(cfg Config) *Server {
 		panic("imds.New: Config.Metadata is nil")
 	}
 	s := &Server{
-		meta:     cfg.Metadata,
+		plane:    cfg.Metadata,
 		clock:    cfg.Clock,
 		location: cfg.Location,
 		log:      cfg.Logger,

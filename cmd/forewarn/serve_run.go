@@ -79,7 +79,7 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 	self := forewarn.Replica{ID: o.replicaID, Version: version,
 		MetadataAddr: metaLn.Addr().String(), AdminAddr: adminLn.Addr().String()}
 	hub := admin.NewHub()
-	fab, meta, err := o.newControlPlane(ctx, store, self, hub, log, reg)
+	fab, endpoint, err := o.newControlPlane(ctx, store, self, hub, log, reg)
 	if err != nil {
 		closeListeners()
 		return err
@@ -102,7 +102,7 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 		scheme = "https"
 	}
 	log.Info("dashboard", "url", scheme+"://"+adminLn.Addr().String()+"/ui/")
-	srvs := servers{{"metadata", metaLn, meta}, {"admin", adminLn, adminAPI}}
+	srvs := servers{{"metadata", metaLn, endpoint}, {"admin", adminLn, adminAPI}}
 	if pprofLn != nil {
 		srvs = append(srvs, server{"pprof", pprofLn, pprofHandler()})
 	}
@@ -136,7 +136,7 @@ func (o *serveOptions) newControlPlane(ctx context.Context, store forewarn.Store
 	if err != nil {
 		return nil, nil, err
 	}
-	meta := imds.New(imds.Config{
+	endpoint := imds.New(imds.Config{
 		Metadata:   fab.Metadata(),
 		Clock:      clock,
 		RateLimit:  o.rateLimit,
@@ -144,10 +144,10 @@ func (o *serveOptions) newControlPlane(ctx context.Context, store forewarn.Store
 		Logger:     log,
 		Registerer: reg,
 	})
-	if err := fab.PublishTo(ctx, publishers{meta, hub}); err != nil {
+	if err := fab.PublishTo(ctx, publishers{endpoint, hub}); err != nil {
 		return nil, nil, err
 	}
-	return fab, meta, nil
+	return fab, endpoint, nil
 }
 
 // check refuses flag values that make no sense.
