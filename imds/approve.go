@@ -32,7 +32,7 @@ func (s *Server) postEvents(w http.ResponseWriter, r *http.Request, req *request
 	vm := req.caller.vm.Name
 	if err := s.plane.Approve(r.Context(), vm, ids); err != nil {
 		if errors.Is(err, forewarn.ErrInvalid) || errors.Is(err, forewarn.ErrNotFound) {
-			writeError(w, badRequest("%s", userMessage(err)))
+			writeError(w, badRequest("%s", forewarn.ErrorMessage(err)))
 			return
 		}
 		s.internalError(w, r, "approve events for VM "+vm, err)
@@ -40,15 +40,6 @@ func (s *Server) postEvents(w http.ResponseWriter, r *http.Request, req *request
 	}
 	s.log.Info("events approved", "vm", vm, "events", ids)
 	writeBody(w, http.StatusOK, contentTypeJSON, []byte("{}"))
-}
-
-// userMessage is the text of an error meant for the user.
-func userMessage(err error) string {
-	var e *forewarn.Error
-	if errors.As(err, &e) {
-		return e.Message
-	}
-	return err.Error()
 }
 
 // approvalBody is the POST body. encoding/json matches its field names
