@@ -121,12 +121,9 @@ func (s *snapshot) begin() error {
 	return nil
 }
 
-// fetchFresh reads keys from etcd, at most maxReadOps per request, all at
-// the snapshot's revision.
+// fetchFresh reads keys from etcd (after begin), at most maxReadOps per
+// request, all at the snapshot's revision.
 func (s *snapshot) fetchFresh(fresh []string) error {
-	if s.cache == nil {
-		s.cache = make(map[string]read)
-	}
 	for chunk := range slices.Chunk(fresh, s.chunk()) {
 		resp, err := s.read(len(chunk), func(i int) clientv3.Op { return clientv3.OpGet(chunk[i], s.opts()...) })
 		if err != nil {

@@ -177,7 +177,6 @@ func (s *Store) Update(ctx context.Context, fn func(forewarn.Tx) error) error {
 		}
 		kv := newOptimistic(s.client, ctx, &s.warm, s.keys.updateGuard(), &s.maxOps)
 		t := newTx(kv, s.keys, true)
-		t.maxOps = &s.maxOps
 		err := fn(t)
 		t.close()
 		if err != nil {

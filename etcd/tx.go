@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync/atomic"
 
 	"github.com/forewarn/forewarn/internal/records"
 )
@@ -24,8 +23,6 @@ type tx struct {
 	keys     keys
 	writable bool
 	closed   bool
-	// maxOps is the store's; nil in a View.
-	maxOps *atomic.Int64
 }
 
 // newTx returns a tx over kv.
@@ -40,10 +37,10 @@ func newTx(kv kv, k keys, writable bool) *tx {
 // store believes etcd takes (see Store.maxOps); 0 and 0 in a View.
 func (t *tx) Writes() (n, limit int) {
 	o, ok := t.kv.(*optimistic)
-	if !ok || t.maxOps == nil {
+	if !ok || o.maxOps == nil {
 		return 0, 0
 	}
-	return len(o.order) + len(o.erased) + 1, int(t.maxOps.Load())
+	return len(o.order) + len(o.erased) + 1, int(o.maxOps.Load())
 }
 
 // Revision returns the etcd revision the transaction reads at; 0 before

@@ -92,11 +92,7 @@ type moves struct {
 // of the scopes settled, the progress of those moved, written at the end
 // with the campaign's record, and the scope's own.
 func (m *moves) full() bool {
-	if m.moved >= m.budget {
-		return true
-	}
-	n, limit := m.t.writes()
-	return limit > 0 && n+m.owed*m.most+m.moved+1+m.most+1 > limit
+	return m.moved >= m.budget || !m.t.room(m.owed*m.most+m.moved+1+m.most+1)
 }
 
 // step is advance's work on a running campaign, moving what m lets it:
@@ -136,12 +132,11 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign, m *moves) error {
 			active++
 		}
 		was := *p
-		before, _ := t.writes()
-		if err := f.nextDomain(t, c, p); err != nil {
+		n, err := t.counted(func() error { return f.nextDomain(t, c, p) })
+		if err != nil {
 			return err
 		}
-		after, _ := t.writes()
-		m.most = max(m.most, after-before)
+		m.most = max(m.most, n)
 		if !settled[i] && !reflect.DeepEqual(was, *p) {
 			m.moved++ // a scope still waiting, as before, moved nothing
 		}

@@ -110,12 +110,11 @@ func (f *Fabric) dueAll(ctx context.Context, due []dueEvent) (int, error) {
 					return err
 				}
 			}
-			before, _ := t.writes()
-			if err := f.dueOne(t, d); err != nil {
+			n, err := t.counted(func() error { return f.dueOne(t, d) })
+			if err != nil {
 				return err
 			}
-			after, _ := t.writes()
-			most = max(most, after-before)
+			most = max(most, n)
 			done++
 		}
 		return nil

@@ -26,10 +26,11 @@ type txn struct {
 	deleted map[string]string
 
 	// vms are the VMs of each scope this transaction read, kept up to date
-	// as it writes them (forgotten when it deletes one): a campaign reads a scope's VMs to pick an update
-	// domain and again to publish it. eventsOf are the events of each
-	// scope read, kept up to date as the transaction writes them. On etcd,
-	// each read of a scope's records is a round trip or two.
+	// as it writes them (forgotten when it deletes one): a campaign reads
+	// a scope's VMs to pick an update domain and again to publish it.
+	// eventsOf are the events of each scope read, kept up to date as the
+	// transaction writes them. On etcd, each read of a scope's records is
+	// a round trip or two.
 	vms      map[string][]*forewarn.VM
 	eventsOf map[string][]*forewarn.Event
 	// live are the ids of every event in flight, read at the first
@@ -87,6 +88,15 @@ func (t *txn) writes() (n, limit int) {
 		return l.Writes()
 	}
 	return 0, 0
+}
+
+// counted runs fn and returns how many writes it added to the transaction
+// (0 if the store does not say).
+func (t *txn) counted(fn func() error) (int, error) {
+	before, _ := t.writes()
+	err := fn()
+	after, _ := t.writes()
+	return after - before, err
 }
 
 // room reports whether the transaction may take another item that writes

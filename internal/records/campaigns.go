@@ -111,15 +111,15 @@ func (t Tx) putMoved(c *forewarn.Campaign, was []forewarn.ScopeProgress) error {
 			continue
 		}
 		k := CampaignScopeKey(c.ID, i)
-		if sameProgress(p, planned{p.Scope, p.UpdateDomains}.start()) { // back at its start: the plan says it
+		data, moved, err := encodeProgress(p)
+		if err != nil {
+			return err
+		}
+		if !moved { // back at its start: the plan says it
 			if _, err := t.Raw.RawDelete(CampaignScopes, k); err != nil {
 				return err
 			}
 			continue
-		}
-		data, err := json.Marshal(p)
-		if err != nil {
-			return fmt.Errorf("encode the progress of scope %q: %w", p.Scope, err)
 		}
 		if err := t.Raw.RawPut(CampaignScopes, k, data); err != nil {
 			return err

@@ -338,24 +338,34 @@ func (t Tx) PrefetchScopes(scopes []string) error {
 		return fmt.Errorf("read ahead scopes: %w", err)
 	}
 	for _, ix := range []struct{ index, kind Kind }{{VMsByScope, VMs}, {EventsByScope, Events}} {
-		if err := p.RawPrefetch(ix.index, groups); err != nil {
+		members, err := t.prefetchMembers(p, ix.index, groups)
+		if err != nil {
 			return fmt.Errorf("read ahead %ss of scopes: %w", ix.kind, err)
-		}
-		var members []string
-		for _, g := range groups {
-			err := t.Raw.RawScan(ix.index, g, "", func(_ string, member []byte) (bool, error) {
-				members = append(members, string(member))
-				return true, nil
-			})
-			if err != nil {
-				return fmt.Errorf("read ahead %ss of scopes: %w", ix.kind, err)
-			}
 		}
 		if _, err := t.Raw.RawGetMany(ix.kind, members); err != nil {
 			return fmt.Errorf("read ahead %ss of scopes: %w", ix.kind, err)
 		}
 	}
 	return nil
+}
+
+// prefetchMembers reads ahead the entries of an index under each group,
+// and returns their members.
+func (t Tx) prefetchMembers(p prefetcher, ix Kind, groups []string) ([]string, error) {
+	if err := p.RawPrefetch(ix, groups); err != nil {
+		return nil, err
+	}
+	var members []string
+	for _, g := range groups {
+		err := t.Raw.RawScan(ix, g, "", func(_ string, member []byte) (bool, error) {
+			members = append(members, string(member))
+			return true, nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return members, nil
 }
 
 // PrefetchVMs reads ahead the VMs with the names, and those that have the
@@ -375,18 +385,11 @@ func (t Tx) PrefetchVMs(names, addresses []string) error {
 	for i, a := range addresses {
 		groups[i] = key(a) + "/"
 	}
-	if err := p.RawPrefetch(VMsByAddress, groups); err != nil {
+	owners, err := t.prefetchMembers(p, VMsByAddress, groups)
+	if err != nil {
 		return fmt.Errorf("read ahead the VMs of addresses: %w", err)
 	}
-	for _, g := range groups {
-		err := t.Raw.RawScan(VMsByAddress, g, "", func(_ string, member []byte) (bool, error) {
-			keys = append(keys, string(member))
-			return true, nil
-		})
-		if err != nil {
-			return fmt.Errorf("read ahead the VMs of addresses: %w", err)
-		}
-	}
+	keys = append(keys, owners...)
 	if _, err := t.Raw.RawGetMany(VMs, keys); err != nil {
 		return fmt.Errorf("read ahead VMs: %w", err)
 	}
