@@ -3,13 +3,12 @@ package fabric
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/forewarn/forewarn"
-	"github.com/forewarn/forewarn/bolt"
+	"github.com/forewarn/forewarn/memstore"
 	"github.com/jonboulle/clockwork"
 )
 
@@ -37,10 +36,7 @@ func (s electorStore) Lead(ctx context.Context, id string) (context.Context, fun
 // run once, as an etcd timeout would; it reports whether the event is still
 // in flight once the scheduler has had its retries.
 func runRecordLost(t *testing.T, elector bool) bool {
-	b, err := bolt.Open(filepath.Join(t.TempDir(), "f.db"), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := memstore.New()
 	defer b.Close()
 	fs := &flakyStore{Store: b}
 	var store forewarn.Store = fs

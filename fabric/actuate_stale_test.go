@@ -3,14 +3,13 @@ package fabric
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/forewarn/forewarn"
-	"github.com/forewarn/forewarn/bolt"
+	"github.com/forewarn/forewarn/memstore"
 	"github.com/jonboulle/clockwork"
 )
 
@@ -49,7 +48,7 @@ func (a *gatedActuator) count(vm string) int {
 	return a.runs[vm]
 }
 
-// reviewStore wraps bolt: an Update can commit and then report an error
+// reviewStore wraps a store: an Update can commit and then report an error
 // (an ambiguous etcd commit: "request timed out" after the write landed),
 // and Views can be held (a slow read).
 type reviewStore struct {
@@ -76,10 +75,7 @@ func (s *reviewStore) View(ctx context.Context, fn func(forewarn.Tx) error) erro
 // twoVMEvent opens a fabric over a reviewStore with the gated actuator and
 // starts a Reboot of one update domain of two VMs, web-0 and web-1.
 func twoVMEvent(t *testing.T) (*Fabric, *reviewStore, *gatedActuator, *clockwork.FakeClock, string) {
-	b, err := bolt.Open(filepath.Join(t.TempDir(), "f.db"), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := memstore.New()
 	t.Cleanup(func() { b.Close() })
 	rs := &reviewStore{Store: b}
 	clock := clockwork.NewFakeClockAt(t0)
@@ -199,10 +195,7 @@ func (s *viewCounter) View(ctx context.Context, fn func(forewarn.Tx) error) erro
 // store reads for as long as the watch lags. The count of reads in 200 ms
 // is bounded with the fix whatever the machine's speed.
 func TestStaleSnapshotDoesNotSpin(t *testing.T) {
-	b0, err := bolt.Open(filepath.Join(t.TempDir(), "f.db"), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b0 := memstore.New()
 	defer b0.Close()
 	cs := &viewCounter{Store: b0}
 	clock := clockwork.NewFakeClockAt(t0)

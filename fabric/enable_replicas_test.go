@@ -2,12 +2,11 @@ package fabric
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/forewarn/forewarn"
-	"github.com/forewarn/forewarn/bolt"
+	"github.com/forewarn/forewarn/memstore"
 	"github.com/jonboulle/clockwork"
 )
 
@@ -16,10 +15,7 @@ import (
 // watch may report it), and flushes its enabling memory (if flush) before
 // the new s1's VM asks through it. It returns the event of a restart then.
 func recreatedThenFlushed(t *testing.T, flush bool) *forewarn.Event {
-	b0, err := bolt.Open(filepath.Join(t.TempDir(), "f.db"), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	b0 := memstore.New()
 	defer b0.Close()
 	clock := clockwork.NewFakeClockAt(t0)
 	ctx := context.Background()

@@ -3,29 +3,27 @@ package fabric
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/forewarn/forewarn"
-	"github.com/forewarn/forewarn/bolt"
+	"github.com/forewarn/forewarn/memstore"
 	"github.com/jonboulle/clockwork"
 )
 
 // t0 is the fake clock's start, mid-second to exercise the rounding.
 var t0 = time.Date(2026, 11, 25, 10, 0, 0, 300_000_000, time.UTC)
 
-// harness is a Fabric over a bbolt store in a temp dir, with a fake clock
-// and a publisher that checks incarnations only grow.
+// harness is a Fabric over an in-memory store, with a fake clock and a
+// publisher that checks incarnations only grow.
 type harness struct {
 	tb    testing.TB
 	ctx   context.Context
-	path  string
 	cfg   Config
 	clock *clockwork.FakeClock
-	store *bolt.Store
+	store *memstore.Store
 	pub   *recorder
 	f     *Fabric
 }
@@ -35,9 +33,9 @@ func mustOpenHarness(tb testing.TB, cfg Config) *harness {
 	h := &harness{
 		tb:    tb,
 		ctx:   context.Background(),
-		path:  filepath.Join(tb.TempDir(), "forewarn.db"),
 		cfg:   cfg,
 		clock: clockwork.NewFakeClockAt(t0),
+		store: memstore.New(),
 		pub:   newRecorder(tb),
 	}
 	h.open()
@@ -45,14 +43,11 @@ func mustOpenHarness(tb testing.TB, cfg Config) *harness {
 	return h
 }
 
+// open starts a Fabric over the harness's store.
 func (h *harness) open() {
 	h.tb.Helper()
-	s, err := bolt.Open(h.path, bolt.Options{})
-	if err != nil {
-		h.tb.Fatalf("open store: %v", err)
-	}
 	cfg := h.cfg
-	cfg.Store, cfg.Clock = s, h.clock
+	cfg.Store, cfg.Clock = h.store, h.clock
 	f, err := New(h.ctx, cfg)
 	if err != nil {
 		h.tb.Fatalf("new fabric: %v", err)
@@ -60,15 +55,13 @@ func (h *harness) open() {
 	if err := f.PublishTo(h.ctx, h.pub); err != nil {
 		h.tb.Fatalf("publish: %v", err)
 	}
-	h.store, h.f = s, f
+	h.f = f
 }
 
-// reopen closes the store and opens it again, as a restart of the server.
+// reopen starts a new Fabric over the store, as a restart of the server:
+// it knows only what the store holds. The old one is left idle.
 func (h *harness) reopen() {
 	h.tb.Helper()
-	if err := h.store.Close(); err != nil {
-		h.tb.Fatalf("close store: %v", err)
-	}
 	h.open()
 }
 

@@ -8,15 +8,15 @@ import (
 	"time"
 
 	"github.com/forewarn/forewarn"
-	"github.com/forewarn/forewarn/bolt"
+	"github.com/forewarn/forewarn/memstore"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
-// watchedStore is a bbolt store that reports the changes the test sends,
+// watchedStore is a store that reports the changes the test sends,
 // as if another replica had made them, and fails the next failViews reads.
 type watchedStore struct {
-	*bolt.Store
+	*memstore.Store
 	changes   chan forewarn.Change
 	failViews atomic.Int32
 }
@@ -77,7 +77,7 @@ func TestFollowOtherWriters(t *testing.T) {
 	go func() { ran <- f.Run(ctx) }()
 	defer func() { cancel(); <-ran }()
 
-	// Another writer: the first fabric on the same file.
+	// Another writer: the first fabric on the same store.
 	if _, err := h.f.CreateVM(h.ctx, forewarn.VMSpec{Name: "web-0", Scope: "web"}); err != nil {
 		t.Fatal(err)
 	}
@@ -117,10 +117,10 @@ func TestFollowOtherWriters(t *testing.T) {
 	})
 }
 
-// electedStore is a bbolt store whose election the test decides: Lead
+// electedStore is a store whose election the test decides: Lead
 // returns when the test sends the term's context.
 type electedStore struct {
-	*bolt.Store
+	*memstore.Store
 	terms chan context.Context
 }
 
@@ -159,8 +159,8 @@ func TestLeaderMetric(t *testing.T) {
 	await(t, "forewarn_leader 0 once the lead is lost", leading(0))
 }
 
-// unwritableStore is a bbolt store whose writes fail, as etcd out of reach.
-type unwritableStore struct{ *bolt.Store }
+// unwritableStore is a store whose writes fail, as etcd out of reach.
+type unwritableStore struct{ *memstore.Store }
 
 func (unwritableStore) Update(context.Context, func(forewarn.Tx) error) error {
 	return errors.New("store out of reach")
