@@ -41,7 +41,7 @@ func wantSummary(tb testing.TB, changes []Change, want ...string) {
 }
 
 // wantCalls compares the calls that changed the fleet with those wanted.
-func wantCalls(tb testing.TB, fleet *fakeFleet, want ...string) {
+func wantCalls(tb testing.TB, fleet *testFleet, want ...string) {
 	tb.Helper()
 	if got := fleet.calls(); !slices.Equal(got, want) {
 		tb.Errorf("calls:\n  %s\nwant:\n  %s", strings.Join(got, "\n  "), strings.Join(want, "\n  "))
@@ -111,7 +111,7 @@ func checkCreatedInOrder(tb testing.TB, f *File, calls []string) {
 
 // checkFleetIsFile checks that the fleet has every scope and VM of the file
 // as declared.
-func checkFleetIsFile(tb testing.TB, fleet *fakeFleet, f *File) {
+func checkFleetIsFile(tb testing.TB, fleet *testFleet, f *File) {
 	tb.Helper()
 	ctx := context.Background()
 	check := func(vm VM, scope string) {
@@ -150,7 +150,7 @@ func checkFleetIsFile(tb testing.TB, fleet *fakeFleet, f *File) {
 // prunable is a fleet with the host's VM and what the small file below
 // leaves out: a scope with VMs, an empty scope, a standalone VM, and a VM
 // more in the scope the file declares.
-func prunable(tb testing.TB) *fakeFleet {
+func prunable(tb testing.TB) *testFleet {
 	tb.Helper()
 	fleet := newHostFleet(tb)
 	fleet.mustScope(tb, forewarn.ScopeSpec{Name: "old"})
@@ -176,11 +176,11 @@ scopes:
 func TestApplyWithoutPruneRemovesNothing(t *testing.T) {
 	fleet := prunable(t)
 	f := mustParse(t, strings.Replace(smallFile, "127.0.20.1", "127.0.20.9", 1))
-	before := fleet.names(KindVM)
+	before := fleet.names(t, KindVM)
 	changes := mustApply(t, fleet, f, false)
 	wantSummary(t, changes, "unchanged scope web", "create vm web-0")
 	wantCalls(t, fleet, "CreateVM web-0")
-	after := fleet.names(KindVM)
+	after := fleet.names(t, KindVM)
 	for _, name := range before {
 		if !slices.Contains(after, name) {
 			t.Errorf("vm %s removed without prune", name)
@@ -199,10 +199,10 @@ func TestApplyPrune(t *testing.T) {
 	wantCalls(t, fleet,
 		"DeleteVM lone", "DeleteVM old-0", "DeleteVM old-1", "DeleteVM web-9",
 		"DeleteScope empty", "DeleteScope old", "CreateVM web-0")
-	if got := fleet.names(KindScope); !slices.Equal(got, []string{"default", "web"}) {
+	if got := fleet.names(t, KindScope); !slices.Equal(got, []string{"default", "web"}) {
 		t.Errorf("scopes after prune = %v, want default and web", got)
 	}
-	if got := fleet.names(KindVM); !slices.Equal(got, []string{"guest", "MyHost", "web-0"}) {
+	if got := fleet.names(t, KindVM); !slices.Equal(got, []string{"guest", "MyHost", "web-0"}) {
 		t.Errorf("vms after prune = %v, want guest, MyHost, web-0", got)
 	}
 	if changes[0].Detail != "standalone, with its scope" || changes[1].Detail != "scope old" {
@@ -237,7 +237,7 @@ scopes:
       - name: new
         addresses: [127.0.20.1]
 `
-	fleet := newFakeFleet(t)
+	fleet := newTestFleet(t)
 	fleet.mustVM(t, forewarn.VMSpec{Name: "old", Addresses: []string{"127.0.20.1"}})
 	fleet.reset()
 	f := mustParse(t, text)
@@ -262,7 +262,7 @@ scopes:
 }
 
 func TestApplyMatchesCaseAndOmittedDomains(t *testing.T) {
-	fleet := newFakeFleet(t)
+	fleet := newTestFleet(t)
 	fleet.mustScope(t, forewarn.ScopeSpec{Name: "Web", Kind: forewarn.ScaleSet, TerminateNotice: forewarn.Duration(5 * time.Minute)})
 	three := 3
 	fleet.mustVM(t, forewarn.VMSpec{Name: "WEB-0", Scope: "Web", UpdateDomain: &three,
@@ -319,48 +319,48 @@ vms:
 	}
 	tests := []struct {
 		name  string
-		setup func(tb testing.TB, fleet *fakeFleet)
+		setup func(tb testing.TB, fleet *testFleet)
 		want  string
 		// pruned: prune removes the cause of the conflict.
 		pruned bool
 	}{
-		{"scope kind", func(tb testing.TB, fleet *fakeFleet) {
+		{"scope kind", func(tb testing.TB, fleet *testFleet) {
 			fleet.mustScope(tb, spec(func(s *forewarn.ScopeSpec) { s.Kind = forewarn.CloudService }))
 		}, "fleet.yaml:2: scope web: kind: file scale-set, server cloud-service", false},
-		{"domain counts", func(tb testing.TB, fleet *fakeFleet) {
+		{"domain counts", func(tb testing.TB, fleet *testFleet) {
 			fleet.mustScope(tb, spec(func(s *forewarn.ScopeSpec) { s.UpdateDomains, s.FaultDomains = 5, 2 }))
 		}, "fleet.yaml:2: scope web: updateDomains: file 4, server 5; faultDomains: file 3, server 2", false},
-		{"terminate notice", func(tb testing.TB, fleet *fakeFleet) {
+		{"terminate notice", func(tb testing.TB, fleet *testFleet) {
 			fleet.mustScope(tb, spec(func(s *forewarn.ScopeSpec) { s.TerminateNotice = 0 }))
 		}, "fleet.yaml:2: scope web: terminateNotice: file 10m, server 5m", false},
-		{"scope is a standalone VM's", func(tb testing.TB, fleet *fakeFleet) {
+		{"scope is a standalone VM's", func(tb testing.TB, fleet *testFleet) {
 			fleet.mustVM(tb, forewarn.VMSpec{Name: "web"})
 		}, "fleet.yaml:2: scope web: kind: file scale-set, server standalone", true},
-		{"vm in another scope", func(tb testing.TB, fleet *fakeFleet) {
+		{"vm in another scope", func(tb testing.TB, fleet *testFleet) {
 			fleet.mustScope(tb, spec(nil))
 			fleet.mustScope(tb, forewarn.ScopeSpec{Name: "api", Kind: forewarn.ScaleSet, UpdateDomains: 4})
 			fleet.mustVM(tb, vm(func(v *forewarn.VMSpec) { v.Scope = "api" }))
 		}, "fleet.yaml:7: vm web-0: scope: file web, server api", false},
-		{"vm standalone on the server", func(tb testing.TB, fleet *fakeFleet) {
+		{"vm standalone on the server", func(tb testing.TB, fleet *testFleet) {
 			fleet.mustScope(tb, spec(nil))
 			fleet.mustVM(tb, vm(func(v *forewarn.VMSpec) { v.Scope, v.UpdateDomain, v.FaultDomain = "", nil, nil }))
 		}, "fleet.yaml:7: vm web-0: scope: file web, server (standalone); updateDomain: file 1, server 0; faultDomain: file 2, server 0", false},
-		{"standalone vm in a scope on the server", func(tb testing.TB, fleet *fakeFleet) {
+		{"standalone vm in a scope on the server", func(tb testing.TB, fleet *testFleet) {
 			fleet.mustScope(tb, spec(nil))
 			fleet.mustScope(tb, forewarn.ScopeSpec{Name: "other"})
 			fleet.mustVM(tb, forewarn.VMSpec{Name: "solo", Scope: "other"})
 		}, "fleet.yaml:15: vm solo: scope: file (standalone), server other", false},
-		{"vm fields", func(tb testing.TB, fleet *fakeFleet) {
+		{"vm fields", func(tb testing.TB, fleet *testFleet) {
 			fleet.mustScope(tb, spec(nil))
 			fleet.mustVM(tb, vm(func(v *forewarn.VMSpec) {
 				v.Addresses, v.Priority = []string{"127.0.30.2", "127.0.30.1"}, forewarn.Regular
 			}))
 		}, "fleet.yaml:7: vm web-0: addresses: file [127.0.30.1], server [127.0.30.1, 127.0.30.2]; priority: file Spot, server Regular", false},
-		{"address taken", func(tb testing.TB, fleet *fakeFleet) {
+		{"address taken", func(tb testing.TB, fleet *testFleet) {
 			fleet.mustScope(tb, spec(nil))
 			fleet.mustVM(tb, vm(func(v *forewarn.VMSpec) { v.Name = "web-7" }))
 		}, `fleet.yaml:7: vm web-0: addresses: 127.0.30.1 belongs to vm "web-7"`, true},
-		{"standalone name taken by a scope", func(tb testing.TB, fleet *fakeFleet) {
+		{"standalone name taken by a scope", func(tb testing.TB, fleet *testFleet) {
 			fleet.mustScope(tb, forewarn.ScopeSpec{Name: "Solo"})
 		}, `fleet.yaml:15: vm solo: name: the fleet has a scope "Solo", and a standalone VM's own scope takes its name`, true},
 	}
@@ -389,7 +389,7 @@ vms:
 
 // checkPrune applies a file in conflict with the fleet with prune: it must
 // succeed if pruned says prune removes the cause, else change nothing.
-func checkPrune(tb testing.TB, fleet *fakeFleet, f *File, pruned bool) {
+func checkPrune(tb testing.TB, fleet *testFleet, f *File, pruned bool) {
 	tb.Helper()
 	planned, err := Plan(context.Background(), fleet, f, true)
 	if err != nil {
@@ -431,7 +431,7 @@ func TestPlanChangesNothing(t *testing.T) {
 }
 
 func TestChangeDetails(t *testing.T) {
-	fleet := newFakeFleet(t)
+	fleet := newTestFleet(t)
 	f := mustParse(t, `
 scopes:
   - name: pool
@@ -460,21 +460,21 @@ scopes:
 // TestApplyStopsAtTheFirstFailure: the creates go in one batch, all or
 // none, so a failure of one leaves the fleet as it was.
 func TestApplyStopsAtTheFirstFailure(t *testing.T) {
-	fleet := newFakeFleet(t)
-	fleet.failOn = "CreateVM web-1"
+	fleet := newTestFleet(t)
+	fleet.store.failVM = "web-1"
 	f := mustParse(t, `
 scopes:
   - name: web
     vms: [{name: web-0}, {name: web-1}, {name: web-2}]
 `)
 	changes, err := Apply(context.Background(), fleet, f, false)
-	want := "apply fleet.yaml: create 4 scopes and VMs, scope web to vm web-2: fake failure of CreateVM web-1"
+	want := "apply fleet.yaml: create 4 scopes and VMs, scope web to vm web-2: the store failed to write vm web-1"
 	if err == nil || err.Error() != want {
 		t.Errorf("error = %v, want %q", err, want)
 	}
 	wantSummary(t, changes)
-	if len(fleet.scopes)+len(fleet.vms) != 0 {
-		t.Errorf("a failed batch left %d scopes and %d VMs", len(fleet.scopes), len(fleet.vms))
+	if scopes, vms := fleet.names(t, KindScope), fleet.names(t, KindVM); len(scopes)+len(vms) != 0 {
+		t.Errorf("a failed batch left scopes %v and VMs %v", scopes, vms)
 	}
 }
 
@@ -488,25 +488,26 @@ func TestApplyInBatches(t *testing.T) {
 		fmt.Fprintf(&file, "      - {name: big-%04d}\n", i)
 	}
 	for _, c := range []struct {
-		maxBatch, wantTooLarge int
+		maxWrites, wantTooLarge int
 	}{{0, 0}, {300, 2}} { // 1000 -> 500 -> 250
-		fleet := newFakeFleet(t)
-		fleet.maxBatch = c.maxBatch
+		fleet := newTestFleet(t)
+		fleet.store.maxWrites = c.maxWrites
 		changes, err := Apply(context.Background(), fleet, mustParse(t, file.String()), false)
 		if err != nil {
-			t.Fatalf("max batch %d: %v", c.maxBatch, err)
+			t.Fatalf("max writes %d: %v", c.maxWrites, err)
 		}
-		if len(changes) != 2501 || changes[0].Name != "big" || changes[2500].Name != "big-2499" || len(fleet.vms) != 2500 {
-			t.Errorf("max batch %d: %d changes, %d VMs made", c.maxBatch, len(changes), len(fleet.vms))
+		made := len(fleet.names(t, KindVM))
+		if len(changes) != 2501 || changes[0].Name != "big" || changes[2500].Name != "big-2499" || made != 2500 {
+			t.Errorf("max writes %d: %d changes, %d VMs made", c.maxWrites, len(changes), made)
 		}
-		if fleet.tooLarge != c.wantTooLarge {
-			t.Errorf("max batch %d: %d batches refused as too large, want %d", c.maxBatch, fleet.tooLarge, c.wantTooLarge)
+		if n := fleet.store.tooLarge.Load(); n != int64(c.wantTooLarge) {
+			t.Errorf("max writes %d: %d batches refused as too large, want %d", c.maxWrites, n, c.wantTooLarge)
 		}
 	}
 }
 
 func TestApplyStopsWhenCancelled(t *testing.T) {
-	fleet := newFakeFleet(t)
+	fleet := newTestFleet(t)
 	f := mustParse(t, smallFile)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -518,7 +519,7 @@ func TestApplyStopsWhenCancelled(t *testing.T) {
 }
 
 func TestApplyWithoutFile(t *testing.T) {
-	if _, err := Apply(context.Background(), newFakeFleet(t), nil, false); !errors.Is(err, forewarn.ErrInvalid) {
+	if _, err := Apply(context.Background(), newTestFleet(t), nil, false); !errors.Is(err, forewarn.ErrInvalid) {
 		t.Errorf("apply of no file = %v, want ErrInvalid", err)
 	}
 }
