@@ -38,7 +38,7 @@ func TestErrorsHaveCodes(t *testing.T) {
 		}
 	}
 
-	env.fleet.setErr(errors.New("disk on fire"))
+	env.store.fail(errors.New("disk on fire"))
 	if a := env.request(t, "GET", "/v1/scopes", testToken, ""); a.status != 500 || codeOf(t, a) != "internal" {
 		t.Errorf("a failure of the fleet = %d %s, want 500 with code internal", a.status, a.body)
 	}
@@ -90,7 +90,7 @@ func TestClientNotAdminAPI(t *testing.T) {
 // twice in each way: the second answers 200 with the campaign as it is;
 // pausing or resuming a cancelled campaign is a 409 that says why.
 func TestSteerCampaignIdempotent(t *testing.T) {
-	env := mustStartFabric(t)
+	env := mustStartEnabled(t)
 	ctx, c := t.Context(), env.client
 	must(c.CreateScope(ctx, forewarn.ScopeSpec{Name: "web", UpdateDomains: 2}))(t)
 	must(c.CreateVM(ctx, forewarn.VMSpec{Name: "web-0", Scope: "web"}))(t)
@@ -108,7 +108,7 @@ func TestSteerCampaignIdempotent(t *testing.T) {
 		{forewarn.CancelCampaign, forewarn.CampaignCancelled},
 	} {
 		path := "/v1/campaigns/" + camp.ID + "/" + string(step.action)
-		a := fabricRequest(t, env, "POST", path)
+		a := env.request(t, "POST", path, testToken, "")
 		var got forewarn.Campaign
 		if a.status != http.StatusOK || json.Unmarshal([]byte(a.body), &got) != nil || got.State != step.state {
 			t.Errorf("POST %s = %d %s, want 200 with state %s", path, a.status, a.body, step.state)
@@ -116,7 +116,7 @@ func TestSteerCampaignIdempotent(t *testing.T) {
 	}
 	cancelled := must(c.Campaign(ctx, camp.ID))(t)
 	for _, action := range []string{"pause", "resume"} {
-		a := fabricRequest(t, env, "POST", "/v1/campaigns/"+camp.ID+"/"+action)
+		a := env.request(t, "POST", "/v1/campaigns/"+camp.ID+"/"+action, testToken, "")
 		if a.status != http.StatusConflict || codeOf(t, a) != "conflict" ||
 			!strings.Contains(a.errorMessage(t), "is cancelled: an ended campaign cannot be "+action+"d") {
 			t.Errorf("%s of a cancelled campaign = %d %s, want 409 that says why", action, a.status, a.body)
@@ -130,7 +130,7 @@ func TestSteerCampaignIdempotent(t *testing.T) {
 // TestHistoryPages pages through the history of the real control plane,
 // newest first, with the API's Link and with the client.
 func TestHistoryPages(t *testing.T) {
-	env := mustStartFabric(t)
+	env := mustStartEnabled(t)
 	ctx, f := t.Context(), env.fab
 	must(f.CreateScope(ctx, forewarn.ScopeSpec{Name: "web"}))(t)
 	var ended []string // newest first
@@ -141,7 +141,7 @@ func TestHistoryPages(t *testing.T) {
 		ended = append([]string{e.ID}, ended...)
 	}
 
-	a := fabricRequest(t, env, "GET", "/v1/history?limit=2")
+	a := env.request(t, "GET", "/v1/history?limit=2", testToken, "")
 	link := a.header.Get("Link")
 	if a.status != 200 || !strings.HasPrefix(link, "</v1/history?after=") || !strings.HasSuffix(link, `&limit=2>; rel="next"`) {
 		t.Fatalf("GET /v1/history?limit=2 = %d, Link %q", a.status, link)
@@ -164,10 +164,10 @@ func TestHistoryPages(t *testing.T) {
 	if next != "" || len(all) != 5 || all[0].ID != ended[0] || all[4].ID != ended[4] {
 		t.Errorf("the whole history = %d events, next %q", len(all), next)
 	}
-	if a := fabricRequest(t, env, "GET", "/v1/history?after="+url.QueryEscape("not a cursor")); a.status != 400 {
+	if a := env.request(t, "GET", "/v1/history?after="+url.QueryEscape("not a cursor"), testToken, ""); a.status != 400 {
 		t.Errorf("a bad cursor = %d %s, want 400", a.status, a.body)
 	}
-	if a := fabricRequest(t, env, "GET", "/v1/history?limit=100&after=x&scope=web"); a.status != 400 ||
+	if a := env.request(t, "GET", "/v1/history?limit=100&after=x&scope=web", testToken, ""); a.status != 400 ||
 		!strings.Contains(a.errorMessage(t), "this route takes after, limit") {
 		t.Errorf("an unknown parameter = %d %s", a.status, a.body)
 	}
@@ -182,11 +182,4 @@ func whole2[T any](v T, next string, err error) func(testing.TB) (T, string) {
 		}
 		return v, next
 	}
-}
-
-// fabricRequest sends a request with the token to the admin API of env.
-func fabricRequest(t *testing.T, env *fabricEnv, method, path string) answer {
-	t.Helper()
-	raw := &testEnv{server: env.server}
-	return raw.request(t, method, path, testToken, "")
 }

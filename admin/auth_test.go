@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/forewarn/forewarn/fabric"
 )
 
 // apiRoutes is one request to every /v1/ route.
@@ -71,8 +73,8 @@ func TestUnauthorized(t *testing.T) {
 			}
 		}
 	}
-	if calls, changes := env.fleet.counts(); calls != 0 || changes != 0 {
-		t.Errorf("the fleet saw %d calls and %d changes without a valid token", calls, changes)
+	if n, changes := env.store.counts(); n != 0 || changes != 0 {
+		t.Errorf("the fleet made %d transactions and %d changes without a valid token", n, changes)
 	}
 }
 
@@ -99,14 +101,14 @@ func TestNoTokenNeeded(t *testing.T) {
 // TestEmptyTokenRefusesAll checks that a server configured without a token
 // refuses every request, also one that sends an empty token.
 func TestEmptyTokenRefusesAll(t *testing.T) {
-	env := mustStartWith(t, "")
+	env := mustStartWith(t, "", fabric.Config{})
 	for _, token := range []string{"", " ", "x"} {
 		a := env.request(t, "GET", "/v1/scopes", "", "", "Authorization", "Bearer "+token)
 		if a.status != http.StatusUnauthorized {
 			t.Errorf("token %q on a server without a token: %d, want 401", token, a.status)
 		}
 	}
-	if calls, _ := env.fleet.counts(); calls != 0 {
-		t.Errorf("the fleet saw %d calls", calls)
+	if n, _ := env.store.counts(); n != 0 {
+		t.Errorf("the fleet made %d transactions", n)
 	}
 }

@@ -14,7 +14,7 @@ import (
 // TestCreateBatch: POST /v1/batch creates the scopes, then the VMs, all or
 // none, through the client and the real control plane.
 func TestCreateBatch(t *testing.T) {
-	env := mustStartFabric(t)
+	env := mustStartEnabled(t)
 	ctx := t.Context()
 	scopes := []forewarn.ScopeSpec{{Name: "web", UpdateDomains: 2}, {Name: "db"}}
 	vms := []forewarn.VMSpec{{Name: "web-0", Scope: "web"}, {Name: "web-1", Scope: "web"}, {Name: "db-0", Scope: "db"}, {Name: "solo"}}
@@ -43,7 +43,7 @@ func TestCreateBatch(t *testing.T) {
 // TestCreateBatchRefusals: an empty batch, one over admin.MaxBatch, and a
 // body that is not a batch are 400s, and nothing changes.
 func TestCreateBatchRefusals(t *testing.T) {
-	env := mustStartFabric(t)
+	env := mustStartEnabled(t)
 	many := make([]string, admin.MaxBatch+1)
 	for i := range many {
 		many[i] = fmt.Sprintf(`{"name":"vm-%d"}`, i)

@@ -17,7 +17,7 @@ import (
 // from page to page and returns every VM or event the query selects.
 func TestClientFollowsPages(t *testing.T) {
 	t.Parallel()
-	env := mustStartFabric(t)
+	env := mustStartEnabled(t)
 	env.mustMakeFleet(t)
 	events := env.mustMakeEvents(t)
 	admin.SetPageSize(env.client, 40)
@@ -54,7 +54,7 @@ func TestClientFollowsPages(t *testing.T) {
 // cursor of the next, which leads through the rest.
 func TestClientOnePage(t *testing.T) {
 	t.Parallel()
-	env := mustStartFabric(t)
+	env := mustStartEnabled(t)
 	env.mustMakeFleet(t)
 	ctx := t.Context()
 	q := forewarn.VMQuery{UpdateDomain: intPtr(1), Limit: 25}
@@ -83,7 +83,7 @@ func TestClientOnePage(t *testing.T) {
 // before it is sent, and the server's refusals come back as ErrInvalid.
 func TestClientRefusesBadQueries(t *testing.T) {
 	t.Parallel()
-	env := mustStartFabric(t)
+	env := mustStartEnabled(t)
 	ctx := t.Context()
 	before := env.requests.Load()
 	if _, _, err := env.client.VMs(ctx, forewarn.VMQuery{Priority: "cheap"}); !errors.Is(err, forewarn.ErrInvalid) {

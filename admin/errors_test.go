@@ -11,6 +11,7 @@ import (
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
+	"github.com/forewarn/forewarn/fabric"
 )
 
 func TestStatusCode(t *testing.T) {
@@ -60,7 +61,7 @@ func TestErrorMapping(t *testing.T) {
 		t.Run(s.err.Error(), func(t *testing.T) {
 			env := mustStart(t)
 			msg := "the fleet says: " + s.err.Error()
-			env.fleet.setErr(fmt.Errorf("fabric: %w", forewarn.Errorf(s.err, "%s", msg)))
+			env.store.fail(fmt.Errorf("store: %w", forewarn.Errorf(s.err, "%s", msg)))
 
 			a := env.request(t, "GET", "/v1/vms/web-0", testToken, "")
 			if a.status != s.status || a.errorMessage(t) != msg {
@@ -78,10 +79,14 @@ func TestErrorMapping(t *testing.T) {
 	}
 }
 
+// userLimit is the number of user operations in flight a scope allows in
+// TestLimitThroughAPI.
+const userLimit = 10
+
 // TestLimitThroughAPI checks the 11th user operation of a scope: 409, and
 // ErrLimit through the client.
 func TestLimitThroughAPI(t *testing.T) {
-	env := mustStart(t)
+	env := mustStartWith(t, testToken, fabric.Config{MaxUserOps: userLimit})
 	ctx, c := t.Context(), env.client
 	must(c.CreateScope(ctx, forewarn.ScopeSpec{Name: "web"}))(t)
 	for i := range userLimit + 1 {
@@ -104,7 +109,7 @@ func TestLimitThroughAPI(t *testing.T) {
 // user answers 500 with a generic text.
 func TestInternalErrorIsHidden(t *testing.T) {
 	env := mustStart(t)
-	env.fleet.setErr(errors.New("bolt: page 7 checksum mismatch at /var/lib/secret"))
+	env.store.fail(errors.New("bolt: page 7 checksum mismatch at /var/lib/secret"))
 	a := env.request(t, "GET", "/v1/scopes", testToken, "")
 	if a.status != 500 || a.errorMessage(t) != "internal error" {
 		t.Errorf("GET /v1/scopes = %d %s, want 500 internal error", a.status, a.body)
@@ -212,8 +217,8 @@ func TestClientRefusesBadNames(t *testing.T) {
 	if _, err := c.Operate(ctx, "web-0", "reboot"); !errors.Is(err, forewarn.ErrInvalid) {
 		t.Errorf("Operate reboot: %v, want ErrInvalid", err)
 	}
-	if calls, _ := env.fleet.counts(); calls != 0 {
-		t.Errorf("the fleet saw %d calls", calls)
+	if n := env.requests.Load(); n != 0 {
+		t.Errorf("the client sent %d requests", n)
 	}
 }
 

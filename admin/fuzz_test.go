@@ -11,6 +11,8 @@ import (
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
+	"github.com/forewarn/forewarn/fabric"
+	"github.com/forewarn/forewarn/internal/fabrictest"
 )
 
 // FuzzCreateBodies sends arbitrary bodies to the routes that require one.
@@ -27,18 +29,17 @@ func FuzzCreateBodies(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	fleet := newFakeFleet()
+	fleet := &spyFleet{Fleet: fabrictest.New(f, fabric.Config{})}
+	fleet.fail(errors.New("reached the fleet")) // count calls, change nothing
 	server := admin.NewServer(admin.Config{Fleet: fleet, Token: testToken})
 	f.Fuzz(func(t *testing.T, body []byte) {
 		for _, path := range []string{"/v1/scopes", "/v1/vms", "/v1/campaigns", "/v1/chaos", "/v1/events/EVT-0001/resolve"} {
-			fleet.setErr(errors.New("reached the fleet")) // count calls, change nothing
-			callsBefore, _ := fleet.counts()
+			callsBefore := fleet.calls()
 			req := httptest.NewRequest("POST", path, bytes.NewReader(body))
 			req.Header.Set("Authorization", "Bearer "+testToken)
 			rec := httptest.NewRecorder()
 			server.ServeHTTP(rec, req)
-			calls, _ := fleet.counts()
-			checkFuzzAnswer(t, path, body, rec, calls > callsBefore)
+			checkFuzzAnswer(t, path, body, rec, fleet.calls() > callsBefore)
 		}
 	})
 }
@@ -78,24 +79,24 @@ func FuzzListQueries(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	fleet := newFakeFleet()
+	fleet := &spyFleet{Fleet: fabrictest.New(f, fabric.Config{})}
+	fleet.fail(errors.New("reached the fleet"))
 	server := admin.NewServer(admin.Config{Fleet: fleet, Token: testToken})
 	f.Fuzz(func(t *testing.T, query string) {
 		for _, path := range []string{"/v1/vms", "/v1/events"} {
-			fleet.setErr(errors.New("reached the fleet"))
-			before := len(fleet.vmQueries) + len(fleet.eventQueries)
+			before := fleet.calls()
 			req := httptest.NewRequest("GET", "/", nil)
 			req.URL.Path, req.URL.RawQuery = path, query
 			req.Header.Set("Authorization", "Bearer "+testToken)
 			rec := httptest.NewRecorder()
 			server.ServeHTTP(rec, req)
-			checkListAnswer(t, fleet, path+"?"+query, rec, len(fleet.vmQueries)+len(fleet.eventQueries) > before)
+			checkListAnswer(t, fleet, path+"?"+query, rec, fleet.calls() > before)
 		}
 	})
 }
 
 // checkListAnswer checks one answer of FuzzListQueries.
-func checkListAnswer(t *testing.T, fleet *fakeFleet, target string, rec *httptest.ResponseRecorder, reached bool) {
+func checkListAnswer(t *testing.T, fleet *spyFleet, target string, rec *httptest.ResponseRecorder, reached bool) {
 	t.Helper()
 	if !reached {
 		if rec.Code != http.StatusBadRequest || !json.Valid(rec.Body.Bytes()) {
@@ -105,11 +106,12 @@ func checkListAnswer(t *testing.T, fleet *fakeFleet, target string, rec *httptes
 	}
 	var err error
 	var limit int
+	vmQueries, eventQueries := fleet.queries()
 	if strings.HasPrefix(target, "/v1/vms") {
-		q := fleet.vmQueries[len(fleet.vmQueries)-1]
+		q := vmQueries[len(vmQueries)-1]
 		err, limit = q.Check(), q.Limit
 	} else {
-		q := fleet.eventQueries[len(fleet.eventQueries)-1]
+		q := eventQueries[len(eventQueries)-1]
 		err, limit = q.Check(), q.Limit
 	}
 	if err != nil || limit < 1 || limit > admin.MaxListLimit {

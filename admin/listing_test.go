@@ -15,7 +15,7 @@ import (
 )
 
 // get sends a GET with the token to a path with its query.
-func (env *fabricEnv) get(tb testing.TB, path string) answer {
+func (env *testEnv) get(tb testing.TB, path string) answer {
 	tb.Helper()
 	req, err := http.NewRequestWithContext(tb.Context(), "GET", env.server.URL+path, nil)
 	if err != nil {
@@ -60,7 +60,7 @@ func nextLink(tb testing.TB, a answer) string {
 // full if a next page follows and not empty unless it is the only one; a
 // Link must lead to the same path and query, with the limit, canonical
 // values (want) and after set.
-func pageThrough[T any](tb testing.TB, env *fabricEnv, path string, query, want url.Values, limit int) []T {
+func pageThrough[T any](tb testing.TB, env *testEnv, path string, query, want url.Values, limit int) []T {
 	tb.Helper()
 	var all []T
 	target := path + "?" + query.Encode()
@@ -119,7 +119,7 @@ func withParam(v url.Values, name, value string) url.Values {
 // filters and three page sizes, the default among them.
 func TestListVMsPaging(t *testing.T) {
 	t.Parallel()
-	env := mustStartFabric(t)
+	env := mustStartEnabled(t)
 	env.mustMakeFleet(t)
 	canonical := map[string]string{"regular": "Regular", "SPOT": "Spot"}
 	for _, scope := range []string{"", "web", "api", "BATCH", "solo-3"} {
@@ -147,7 +147,7 @@ func TestListVMsPaging(t *testing.T) {
 
 // expectVMs returns the names of the VMs of the fleet that the filters
 // select, in the order of the listing.
-func (env *fabricEnv) expectVMs(scope, ud string, priority string) []string {
+func (env *testEnv) expectVMs(scope, ud string, priority string) []string {
 	var out []string
 	for _, vm := range env.vms {
 		if (scope == "" || strings.EqualFold(vm.Scope, scope)) &&
@@ -171,7 +171,7 @@ func names(vms []*forewarn.VM) []string {
 // combination of the filters, by two and by the default page.
 func TestListEventsPaging(t *testing.T) {
 	t.Parallel()
-	env := mustStartFabric(t)
+	env := mustStartEnabled(t)
 	env.mustMakeFleet(t)
 	events := env.mustMakeEvents(t)
 	types := []string{"", "freeze", "REBOOT", "Redeploy", "preempt", "terminate"}
@@ -187,7 +187,7 @@ func TestListEventsPaging(t *testing.T) {
 }
 
 // checkEventPages pages through the events the filters select.
-func (env *fabricEnv) checkEventPages(t *testing.T, events []*forewarn.Event, filters map[string]string) {
+func (env *testEnv) checkEventPages(t *testing.T, events []*forewarn.Event, filters map[string]string) {
 	t.Helper()
 	query, want := url.Values{}, url.Values{}
 	var expected []string
@@ -247,7 +247,7 @@ func eventIDs(events []*forewarn.Event) []string {
 // TestListLimitBounds checks the smallest and largest page.
 func TestListLimitBounds(t *testing.T) {
 	t.Parallel()
-	env := mustStartFabric(t)
+	env := mustStartEnabled(t)
 	env.mustMakeFleet(t)
 	a := env.get(t, "/v1/vms?limit=1")
 	var one []*forewarn.VM
@@ -268,7 +268,7 @@ func TestListLimitBounds(t *testing.T) {
 // message that names it and says what it takes.
 func TestListBadQueries(t *testing.T) {
 	t.Parallel()
-	env := mustStartFabric(t)
+	env := mustStartEnabled(t)
 	env.mustMakeFleet(t)
 	limitMsg := "query parameter limit must be a whole number from 1 to 10000, not "
 	for _, tc := range []struct {
@@ -323,6 +323,7 @@ func TestListQueryReachesFleet(t *testing.T) {
 		{Limit: 1000},
 		{Scope: "web", Type: forewarn.Reboot, Status: forewarn.Started, Source: forewarn.Platform, After: "Zm9v", Limit: 10000},
 	}
-	same(t, "VM queries", env.fleet.vmQueries, wantVMs)
-	same(t, "event queries", env.fleet.eventQueries, wantEvents)
+	vmQueries, eventQueries := env.fleet.queries()
+	same(t, "VM queries", vmQueries, wantVMs)
+	same(t, "event queries", eventQueries, wantEvents)
 }

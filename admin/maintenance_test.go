@@ -1,6 +1,7 @@
 package admin_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -9,11 +10,41 @@ import (
 	"time"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/fabric"
 )
 
+// failDescription is the description of a hardware failure (SPEC.md 10).
+const failDescription = "Host server is undergoing an emergency repair."
+
+// failingActuator fails every run, as on a host that does not come back.
+type failingActuator struct{}
+
+func (failingActuator) Name() string { return "failing" }
+
+func (failingActuator) Actuate(context.Context, *forewarn.Event, *forewarn.VM) error {
+	return errors.New("the host did not come back")
+}
+
+// failActuation runs the actuator on the started event id, which fails
+// with a failingActuator, and waits until the event says so.
+func (env *testEnv) failActuation(t *testing.T, id string) {
+	t.Helper()
+	if _, err := env.fab.Tick(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for e := must(env.fab.Event(t.Context(), id))(t); len(e.Failed) == 0 || env.fab.RunsUnderWay() > 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the actuation of %s did not fail within five seconds: %+v", id, e)
+		}
+		time.Sleep(5 * time.Millisecond) // the actuator runs in its own goroutine
+		e = must(env.fab.Event(t.Context(), id))(t)
+	}
+}
+
 func TestRoundTripHardware(t *testing.T) {
-	env := mustStart(t)
-	ctx, c, f := t.Context(), env.client, env.fleet
+	env := mustStartWith(t, testToken, fabric.Config{AlwaysEnabled: true, Actuator: failingActuator{}})
+	ctx, c, f := t.Context(), env.client, env.fab
 	must(c.CreateScope(ctx, forewarn.ScopeSpec{Name: "web"}))(t)
 	for i := range 3 {
 		must(c.CreateVM(ctx, forewarn.VMSpec{Name: fmt.Sprintf("web-%d", i), Scope: "web"}))(t)
@@ -26,6 +57,7 @@ func TestRoundTripHardware(t *testing.T) {
 		t.Errorf("Fail: event %+v", failed)
 	}
 
+	env.toWholeSecond()
 	for vm, notice := range map[string]time.Duration{"web-1": 0, "web-2": 36 * time.Hour} {
 		e := must(c.Degrade(ctx, vm, notice))(t)
 		same(t, "Degrade "+vm, e, must(f.Event(ctx, e.ID))(t))
@@ -39,13 +71,13 @@ func TestRoundTripHardware(t *testing.T) {
 		}
 	}
 
-	f.failActuation(failed.ID, "web-0")
+	env.failActuation(t, failed.ID)
 	retried := must(c.Resolve(ctx, failed.ID, forewarn.Resolution{Action: forewarn.ResolveRetry}))(t)
 	same(t, "Resolve retry", retried, must(f.Event(ctx, failed.ID))(t))
 	if len(retried.Failed) != 0 || !retried.InFlight() {
 		t.Errorf("Resolve retry: event %+v", retried)
 	}
-	f.failActuation(failed.ID, "web-0")
+	env.failActuation(t, failed.ID)
 	completed := must(c.Resolve(ctx, failed.ID, forewarn.Resolution{Action: forewarn.ResolveComplete}))(t)
 	same(t, "Resolve complete", completed, must(f.History(ctx, 1))(t)[0])
 	if completed.Outcome != forewarn.Completed || completed.EndedAt.IsZero() {
@@ -58,10 +90,13 @@ func TestRoundTripHardware(t *testing.T) {
 
 func TestRoundTripCampaigns(t *testing.T) {
 	env := mustStart(t)
-	ctx, c, f := t.Context(), env.client, env.fleet
+	ctx, c, f := t.Context(), env.client, env.fab
 	must(c.CreateScope(ctx, forewarn.ScopeSpec{Name: "web"}))(t)
 	must(c.CreateScope(ctx, forewarn.ScopeSpec{Name: "db", UpdateDomains: 3}))(t)
-	f.enableScope("web")
+	for _, scope := range []string{"web", "db"} { // a campaign walks the update domains that have VMs
+		must(c.CreateVM(ctx, forewarn.VMSpec{Name: scope + "-0", Scope: scope}))(t)
+	}
+	env.enable(t, "web")
 
 	spec := forewarn.CampaignSpec{
 		Type: forewarn.Reboot, Scopes: []string{"web", "db"}, Notice: forewarn.Duration(30 * time.Minute),
@@ -72,7 +107,7 @@ func TestRoundTripCampaigns(t *testing.T) {
 	wantScopes := []forewarn.ScopeProgress{
 		{Scope: "web", UpdateDomains: 5}, {Scope: "db", UpdateDomains: 3, NoNotice: true},
 	}
-	if !reflect.DeepEqual(reboot.Spec, spec) || !reflect.DeepEqual(reboot.Scopes, wantScopes) ||
+	if !reflect.DeepEqual(reboot.Spec, spec) || !reflect.DeepEqual(walked(reboot), wantScopes) ||
 		reboot.State != forewarn.CampaignRunning || reboot.EstimatedEnd.IsZero() {
 		t.Errorf("StartCampaign: %s", mustJSON(t, reboot))
 	}
@@ -118,9 +153,19 @@ func TestRoundTripCampaigns(t *testing.T) {
 	}
 }
 
+// walked returns the scopes a campaign walks, with their update domains and
+// whether they get notice, but not how far it has gone.
+func walked(c *forewarn.Campaign) []forewarn.ScopeProgress {
+	out := make([]forewarn.ScopeProgress, len(c.Scopes))
+	for i, p := range c.Scopes {
+		out[i] = forewarn.ScopeProgress{Scope: p.Scope, UpdateDomains: p.UpdateDomains, NoNotice: p.NoNotice}
+	}
+	return out
+}
+
 func TestRoundTripChaos(t *testing.T) {
 	env := mustStart(t)
-	ctx, c, f := t.Context(), env.client, env.fleet
+	ctx, c, f := t.Context(), env.client, env.fab
 	must(c.CreateScope(ctx, forewarn.ScopeSpec{Name: "web"}))(t)
 	must(c.CreateVM(ctx, forewarn.VMSpec{Name: "web-0", Scope: "web"}))(t)
 
@@ -148,7 +193,7 @@ func TestRoundTripChaos(t *testing.T) {
 	}
 	_, err := c.AddChaos(ctx, forewarn.ChaosSpec{Status: 404, Fraction: 1, For: forewarn.Duration(time.Minute)})
 	var fe *forewarn.Error
-	if !errors.Is(err, forewarn.ErrInvalid) || !errors.As(err, &fe) || fe.Message != "status 404: use 410, 429 or 500" {
+	if !errors.Is(err, forewarn.ErrInvalid) || !errors.As(err, &fe) || fe.Message != "invalid status 404: want 410, 429 or 500" {
 		t.Errorf("AddChaos with status 404: %v, want the fleet's ErrInvalid", err)
 	}
 }
@@ -157,44 +202,34 @@ func TestRoundTripChaos(t *testing.T) {
 // routes of maintenance and chaos on the wire.
 func TestWireMaintenance(t *testing.T) {
 	env := mustStart(t)
-	steps := []struct {
-		method, path, body string
-		status             int
-		contains           string
-	}{
-		{"POST", "/v1/scopes", `{"name":"web"}`, 201, ``},
-		{"POST", "/v1/vms", `{"name":"web-0","scope":"web"}`, 201, ``},
-		{"POST", "/v1/vms", `{"name":"web-1","scope":"web"}`, 201, ``},
-		{"POST", "/v1/vms/web-0/fail", "", 201, `"status":"Started"`},
-		{"POST", "/v1/vms/web-1/degrade", `{"notice":"2d"}`, 201, `"operation":"degrade"`},
-		{"POST", "/v1/vms/web-1/degrade", ``, 409, `already has event EVT-0002`},
-		{"POST", "/v1/events/EVT-0001/resolve", `{"action":"retry"}`, 409, `no failed actuation`},
-		{"POST", "/v1/campaigns", `{"type":"Reboot","scopes":["web"],"notice":"1h"}`, 201, `"notice":"1h0m0s"`},
-		{"GET", "/v1/campaigns", "", 200, `"id":"CMP-0001"`},
-		{"GET", "/v1/campaigns/CMP-0001", "", 200, `"scopes":[{"scope":"web","updateDomains":5,"done":0,"noNotice":true}]`},
-		{"POST", "/v1/campaigns/CMP-0001/pause", "", 200, `"state":"paused"`},
-		{"POST", "/v1/campaigns/CMP-0001/resume", "{}", 200, `"state":"running"`},
-		{"POST", "/v1/campaigns/CMP-0001/cancel", "", 200, `"state":"cancelled"`},
-		{"POST", "/v1/campaigns/CMP-0002/pause", "", 404, `campaign \"CMP-0002\" not found`},
-		{"POST", "/v1/chaos", `{"scope":"web","status":410,"fraction":0.5,"for":"1h"}`, 201, `"id":"CHAOS-0001"`},
-		{"GET", "/v1/chaos", "", 200, `"scope":"web","status":410,"fraction":0.5,"for":"1h0m0s"`},
-		{"DELETE", "/v1/chaos/CHAOS-0001", "", 204, ``},
-		{"DELETE", "/v1/chaos/CHAOS-0001", "", 404, `not found`},
-		{"GET", "/v1/chaos", "", 200, `[]`},
-	}
-	for _, s := range steps {
-		a := env.request(t, s.method, s.path, testToken, s.body)
-		if a.status != s.status || !strings.Contains(a.body, s.contains) {
-			t.Errorf("%s %s = %d %s; want %d containing %s", s.method, s.path, a.status, a.body, s.status, s.contains)
-		}
-	}
+	env.runSteps(t, []wireStep{
+		{"POST", "/v1/scopes", `{"name":"web"}`, 201, ``, ""},
+		{"POST", "/v1/vms", `{"name":"web-0","scope":"web"}`, 201, ``, ""},
+		{"POST", "/v1/vms", `{"name":"web-1","scope":"web"}`, 201, ``, ""},
+		{"POST", "/v1/vms/web-0/fail", "", 201, `"status":"Started"`, "fail"},
+		{"POST", "/v1/vms/web-1/degrade", `{"notice":"2d"}`, 201, `"operation":"degrade"`, "degrade"},
+		{"POST", "/v1/vms/web-1/degrade", ``, 409, `already has event {degrade}`, ""},
+		{"POST", "/v1/events/{fail}/resolve", `{"action":"retry"}`, 409, `has no failed VM to retry`, ""},
+		{"POST", "/v1/campaigns", `{"type":"Reboot","scopes":["web"],"notice":"1h"}`, 201, `"notice":"1h0m0s"`, "campaign"},
+		{"GET", "/v1/campaigns", "", 200, `"id":"{campaign}"`, ""},
+		{"GET", "/v1/campaigns/{campaign}", "", 200, `"scopes":[{"scope":"web","updateDomains":5,"done":0,"waiting":"vm web-0 has event {fail} (Reboot) in flight","noNotice":true}]`, ""},
+		{"POST", "/v1/campaigns/{campaign}/pause", "", 200, `"state":"paused"`, ""},
+		{"POST", "/v1/campaigns/{campaign}/resume", "{}", 200, `"state":"running"`, ""},
+		{"POST", "/v1/campaigns/{campaign}/cancel", "", 200, `"state":"cancelled"`, ""},
+		{"POST", "/v1/campaigns/cmp-0002/pause", "", 404, `campaign \"cmp-0002\" not found`, ""},
+		{"POST", "/v1/chaos", `{"scope":"web","status":410,"fraction":0.5,"for":"1h"}`, 201, `"id":"`, "chaos"},
+		{"GET", "/v1/chaos", "", 200, `"scope":"web","status":410,"fraction":0.5,"for":"1h0m0s"`, ""},
+		{"DELETE", "/v1/chaos/{chaos}", "", 204, ``, ""},
+		{"DELETE", "/v1/chaos/{chaos}", "", 404, `not found`, ""},
+		{"GET", "/v1/chaos", "", 200, `[]`, ""},
+	})
 	a := env.request(t, "POST", "/v1/vms/web-1/fail", testToken, "")
-	if loc := a.header.Get("Location"); a.status != 201 || loc != "/v1/events/EVT-0003" {
-		t.Errorf("fail: %d, Location %q; want 201 /v1/events/EVT-0003", a.status, loc)
+	if loc := a.header.Get("Location"); a.status != 201 || loc != "/v1/events/"+idOf(t, a) {
+		t.Errorf("fail: %d, Location %q; want 201 /v1/events/ and the event's id", a.status, loc)
 	}
 	a = env.request(t, "POST", "/v1/campaigns", testToken, `{"type":"Freeze","all":true}`)
-	if loc := a.header.Get("Location"); a.status != 201 || loc != "/v1/campaigns/CMP-0002" {
-		t.Errorf("start campaign: %d, Location %q; want 201 /v1/campaigns/CMP-0002", a.status, loc)
+	if loc := a.header.Get("Location"); a.status != 201 || loc != "/v1/campaigns/"+idOf(t, a) {
+		t.Errorf("start campaign: %d, Location %q; want 201 /v1/campaigns/ and the campaign's id", a.status, loc)
 	}
 	metrics := env.request(t, "GET", "/metrics", "", "").body
 	for _, want := range []string{
@@ -216,10 +251,11 @@ func TestDegradeNotice(t *testing.T) {
 		``: forewarn.DefaultDegradeNotice, `{}`: forewarn.DefaultDegradeNotice,
 		`{"notice":"0s"}`: forewarn.DefaultDegradeNotice, `{"notice":"1d12h"}`: 36 * time.Hour,
 	} {
-		env := mustStart(t)
+		env := mustStartEnabled(t) // a degraded VM gets notice
+		env.toWholeSecond()
 		env.request(t, "POST", "/v1/vms", testToken, `{"name":"web-0"}`)
 		a := env.request(t, "POST", "/v1/vms/web-0/degrade", testToken, body)
-		e := must(env.fleet.Event(t.Context(), "EVT-0001"))(t)
+		e := must(env.fab.Event(t.Context(), idOf(t, a)))(t)
 		if a.status != 201 || e.NotBefore.Sub(e.CreatedAt) != want {
 			t.Errorf("degrade with body %q: %d, notice %v; want 201 and %v", body, a.status, e.NotBefore.Sub(e.CreatedAt), want)
 		}
@@ -258,8 +294,8 @@ func TestClientRefusesBadMaintenanceInput(t *testing.T) {
 	if err == nil || err.Error() != `unknown campaign action "stop": use pause, resume or cancel` {
 		t.Errorf("SteerCampaign stop: %v", err)
 	}
-	if calls, _ := env.fleet.counts(); calls != 0 {
-		t.Errorf("the fleet saw %d calls", calls)
+	if n := env.requests.Load(); n != 0 {
+		t.Errorf("the client sent %d requests", n)
 	}
 }
 
@@ -268,7 +304,7 @@ func TestClientRefusesBadMaintenanceInput(t *testing.T) {
 func TestNewMethodsReachTheFleet(t *testing.T) {
 	env := mustStart(t)
 	ctx, c := t.Context(), env.client
-	env.fleet.setErr(forewarn.Errorf(forewarn.ErrConflict, "the fleet says no"))
+	env.store.fail(forewarn.Errorf(forewarn.ErrConflict, "the fleet says no"))
 	calls := map[string]func() error{
 		"Fail":    func() error { _, err := c.Fail(ctx, "web-0"); return err },
 		"Degrade": func() error { _, err := c.Degrade(ctx, "web-0", time.Hour); return err },
@@ -276,23 +312,29 @@ func TestNewMethodsReachTheFleet(t *testing.T) {
 			_, err := c.Resolve(ctx, "EVT-0001", forewarn.Resolution{Action: forewarn.ResolveComplete})
 			return err
 		},
-		"StartCampaign": func() error { _, err := c.StartCampaign(ctx, forewarn.CampaignSpec{}); return err },
+		"StartCampaign": func() error {
+			_, err := c.StartCampaign(ctx, forewarn.CampaignSpec{Type: forewarn.Reboot, All: true})
+			return err
+		},
 		"Campaigns":     func() error { _, err := c.Campaigns(ctx); return err },
 		"Campaign":      func() error { _, err := c.Campaign(ctx, "CMP-0001"); return err },
 		"SteerCampaign": func() error { _, err := c.SteerCampaign(ctx, "CMP-0001", forewarn.CancelCampaign); return err },
-		"AddChaos":      func() error { _, err := c.AddChaos(ctx, forewarn.ChaosSpec{}); return err },
-		"Chaos":         func() error { _, err := c.Chaos(ctx); return err },
-		"DeleteChaos":   func() error { return c.DeleteChaos(ctx, "CHAOS-0001") },
+		"AddChaos": func() error {
+			_, err := c.AddChaos(ctx, forewarn.ChaosSpec{Status: 500, Fraction: 1, For: forewarn.Duration(time.Minute)})
+			return err
+		},
+		"Chaos":       func() error { _, err := c.Chaos(ctx); return err },
+		"DeleteChaos": func() error { return c.DeleteChaos(ctx, "CHAOS-0001") },
 	}
 	for name, call := range calls {
-		before, _ := env.fleet.counts()
+		before, _ := env.store.counts()
 		err := call()
 		var fe *forewarn.Error
 		if !errors.Is(err, forewarn.ErrConflict) || !errors.As(err, &fe) || fe.Message != "the fleet says no" {
 			t.Errorf("%s: %v, want the fleet's ErrConflict", name, err)
 		}
-		if after, _ := env.fleet.counts(); after != before+1 {
-			t.Errorf("%s: the fleet saw %d calls, want 1", name, after-before)
+		if after, _ := env.store.counts(); after != before+1 {
+			t.Errorf("%s: the fleet made %d transactions, want 1", name, after-before)
 		}
 	}
 }

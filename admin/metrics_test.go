@@ -11,6 +11,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/forewarn/forewarn/admin"
+	"github.com/forewarn/forewarn/fabric"
+	"github.com/forewarn/forewarn/internal/fabrictest"
 )
 
 func TestMetrics(t *testing.T) {
@@ -48,7 +50,7 @@ func TestMetrics(t *testing.T) {
 // stream's duration stays out of the request histogram.
 func TestStreamMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	api := admin.NewServer(admin.Config{Fleet: newFakeFleet(), Token: testToken, Hub: admin.NewHub(),
+	api := admin.NewServer(admin.Config{Fleet: fabrictest.New(t, fabric.Config{}), Token: testToken, Hub: admin.NewHub(),
 		Registerer: reg, Gatherer: reg})
 	server := newStreamServer(t, api)
 	metric := func() string {
@@ -96,7 +98,7 @@ func TestStreamMetrics(t *testing.T) {
 func TestTwoServersShareMetrics(t *testing.T) {
 	reg := prometheus.NewRegistry()
 	for range 2 {
-		api := admin.NewServer(admin.Config{Fleet: newFakeFleet(), Token: testToken, Registerer: reg, Gatherer: reg})
+		api := admin.NewServer(admin.Config{Fleet: fabrictest.New(t, fabric.Config{}), Token: testToken, Registerer: reg, Gatherer: reg})
 		req := httptest.NewRequest("GET", "/v1/scopes/nope", nil)
 		req.Header.Set("Authorization", "Bearer "+testToken)
 		w := httptest.NewRecorder()
@@ -133,7 +135,7 @@ func TestTwoServersShareMetrics(t *testing.T) {
 }
 
 func TestNoGathererNoMetrics(t *testing.T) {
-	srv := httptest.NewServer(admin.NewServer(admin.Config{Fleet: newFakeFleet(), Token: testToken}))
+	srv := httptest.NewServer(admin.NewServer(admin.Config{Fleet: fabrictest.New(t, fabric.Config{}), Token: testToken}))
 	t.Cleanup(srv.Close)
 	resp, err := srv.Client().Get(srv.URL + "/metrics")
 	if err != nil {

@@ -50,7 +50,7 @@ func intPtr(n int) *int { return &n }
 
 func TestRoundTripScopes(t *testing.T) {
 	env := mustStart(t)
-	ctx, c, f := t.Context(), env.client, env.fleet
+	ctx, c, f := t.Context(), env.client, env.fab
 
 	got := must(c.CreateScope(ctx, forewarn.ScopeSpec{
 		Name: "web", Kind: forewarn.ScaleSet, UpdateDomains: 4, FaultDomains: 2,
@@ -75,7 +75,7 @@ func TestRoundTripScopes(t *testing.T) {
 
 func TestRoundTripVMs(t *testing.T) {
 	env := mustStart(t)
-	ctx, c, f := t.Context(), env.client, env.fleet
+	ctx, c, f := t.Context(), env.client, env.fab
 	must(c.CreateScope(ctx, forewarn.ScopeSpec{Name: "web"}))(t)
 
 	got := must(c.CreateVM(ctx, forewarn.VMSpec{
@@ -102,9 +102,10 @@ func TestRoundTripVMs(t *testing.T) {
 }
 
 func TestRoundTripEvents(t *testing.T) {
-	env := mustStart(t)
-	ctx, c, f := t.Context(), env.client, env.fleet
-	must(c.CreateScope(ctx, forewarn.ScopeSpec{Name: "web"}))(t)
+	env := mustStartEnabled(t) // events get notice
+	ctx, c, f := t.Context(), env.client, env.fab
+	// A scale set of Spot VMs: the VMs every operation applies to.
+	must(c.CreateScope(ctx, forewarn.ScopeSpec{Name: "web", Kind: forewarn.ScaleSet}))(t)
 	ids := map[forewarn.Operation]string{}
 	for _, op := range []forewarn.Operation{forewarn.OpRestart, forewarn.OpRedeploy, forewarn.OpEvict, forewarn.OpTerminate} {
 		vm := "vm-" + string(op)
@@ -165,34 +166,56 @@ func TestEmptyListsAreArrays(t *testing.T) {
 
 // TestWireStatuses checks the statuses, headers and field names on the wire.
 func TestWireStatuses(t *testing.T) {
-	env := mustStart(t)
-	steps := []struct {
-		method, path, body string
-		status             int
-		contains           string
-	}{
-		{"POST", "/v1/scopes", `{"name":"web","terminateNotice":"7d"}`, 201, `"terminateNotice":"168h0m0s"`},
-		{"GET", "/v1/scopes/web", "", 200, `"updateDomains":5`},
-		{"POST", "/v1/vms", `{"name":"web-0","scope":"web","updateDomain":1}`, 201, `"vmId":"`},
-		{"POST", "/v1/vms/web-0/restart", "", 201, `"id":"EVT-0001"`},
-		{"GET", "/v1/events?scope=web", "", 200, `"notBefore":"2025-03-14T09:41:55Z"`},
-		{"POST", "/v1/events/EVT-0001/approve", "{}", 200, `"approvedBy":"admin"`},
-		{"POST", "/v1/vms/web-0/evict", "", 409, `already has event`},
-		{"DELETE", "/v1/vms/web-0", "", 204, ``},
-		{"DELETE", "/v1/scopes/web", "", 204, ``},
-		{"GET", "/healthz", "", 200, `{"status":"ok"}`},
-		{"GET", "/v1/status", "", 200, `"leader":"fake-1","replicas":[{"id":"fake-1"`},
-	}
-	for _, s := range steps {
-		a := env.request(t, s.method, s.path, testToken, s.body)
-		if a.status != s.status || !strings.Contains(a.body, s.contains) {
-			t.Errorf("%s %s = %d %s; want %d containing %s", s.method, s.path, a.status, a.body, s.status, s.contains)
-		}
-	}
+	env := mustStartEnabled(t)
+	env.runSteps(t, []wireStep{
+		{"POST", "/v1/scopes", `{"name":"web","terminateNotice":"15m"}`, 201, `"terminateNotice":"15m0s"`, ""},
+		{"GET", "/v1/scopes/web", "", 200, `"updateDomains":5`, ""},
+		{"POST", "/v1/vms", `{"name":"web-0","scope":"web","updateDomain":1,"priority":"Spot"}`, 201, `"vmId":"`, ""},
+		{"POST", "/v1/vms/web-0/restart", "", 201, `"operation":"restart"`, "restart"},
+		{"GET", "/v1/events?scope=web", "", 200, `"notBefore":"2025-03-14T09:41:54Z"`, ""},
+		{"POST", "/v1/events/{restart}/approve", "{}", 200, `"approvedBy":"admin"`, ""},
+		{"POST", "/v1/vms/web-0/evict", "", 409, `already has event`, ""},
+		{"DELETE", "/v1/vms/web-0", "", 204, ``, ""},
+		{"DELETE", "/v1/scopes/web", "", 204, ``, ""},
+		{"GET", "/healthz", "", 200, `{"status":"ok"}`, ""},
+		{"GET", "/v1/status", "", 200, `"leader":"replica-1","replicas":[{"id":"replica-1"`, ""},
+	})
 	a := env.request(t, "POST", "/v1/scopes", testToken, `{"name":"db"}`)
 	if loc := a.header.Get("Location"); loc != "/v1/scopes/db" {
 		t.Errorf("Location = %q, want /v1/scopes/db", loc)
 	}
+}
+
+// wireStep is one request of a test of the wire, whose answer must have
+// the status and contain contains. If keep is set, the id the answer
+// gives is kept under that name, for which "{name}" stands in the path
+// and in contains of the later steps.
+type wireStep struct {
+	method, path, body string
+	status             int
+	contains           string
+	keep               string
+}
+
+// runSteps sends the steps in order and returns the ids kept.
+func (env *testEnv) runSteps(t *testing.T, steps []wireStep) map[string]string {
+	t.Helper()
+	ids := map[string]string{}
+	var kept []string // "{name}", id pairs
+	for _, s := range steps {
+		r := strings.NewReplacer(kept...)
+		path, contains := r.Replace(s.path), r.Replace(s.contains)
+		a := env.request(t, s.method, path, testToken, s.body)
+		if a.status != s.status || !strings.Contains(a.body, contains) {
+			t.Errorf("%s %s = %d %s; want %d containing %s", s.method, path, a.status, a.body, s.status, contains)
+		}
+		if s.keep == "" {
+			continue
+		}
+		ids[s.keep] = idOf(t, a)
+		kept = append(kept, "{"+s.keep+"}", ids[s.keep])
+	}
+	return ids
 }
 
 // TestClientContext checks that the client honours its context.

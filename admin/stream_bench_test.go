@@ -13,6 +13,8 @@ import (
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
+	"github.com/forewarn/forewarn/fabric"
+	"github.com/forewarn/forewarn/internal/fabrictest"
 )
 
 // BenchmarkStreamInitialState measures what the dashboard waits for when it
@@ -32,7 +34,7 @@ func BenchmarkStreamInitialState(b *testing.B) {
 		}
 		hub.PublishScope(snap)
 	}
-	api := admin.NewServer(admin.Config{Fleet: newFakeFleet(), Token: testToken, Hub: hub})
+	api := admin.NewServer(admin.Config{Fleet: fabrictest.New(b, fabric.Config{}), Token: testToken, Hub: hub})
 	stream := httptest.NewServer(api)
 	defer stream.Close()
 	defer api.Shutdown()

@@ -11,19 +11,16 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
-	"github.com/forewarn/forewarn/bolt"
 	"github.com/forewarn/forewarn/fabric"
+	"github.com/forewarn/forewarn/internal/fabrictest"
 )
 
 // streamWait is how long a change may take to reach the stream: the
@@ -32,8 +29,8 @@ import (
 const streamWait = 2 * time.Second
 
 // streamEnv is the admin API with a live stream over the real control
-// plane: a bbolt store, a fake clock, every scope enabled, and a Hub the
-// fabric publishes to.
+// plane: an in-memory store, a fake clock, every scope enabled, and a Hub
+// the fabric publishes to.
 type streamEnv struct {
 	fab    *fabric.Fabric
 	hub    *admin.Hub
@@ -48,22 +45,11 @@ func mustStartStream(t *testing.T) *streamEnv {
 	return mustStartStreamWith(t, fabric.Config{AlwaysEnabled: true})
 }
 
-// mustStartStreamWith starts a streamEnv whose fabric has cfg, with the
-// store and the clock filled in.
+// mustStartStreamWith starts a streamEnv whose fabric has cfg, over a new
+// in-memory store and a fake clock unless cfg has them.
 func mustStartStreamWith(t *testing.T, cfg fabric.Config) *streamEnv {
 	t.Helper()
-	store, err := bolt.Open(filepath.Join(t.TempDir(), "forewarn.db"), bolt.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { store.Close() })
-	clock := clockwork.NewFakeClockAt(time.Date(2026, 11, 25, 10, 0, 0, 300_000_000, time.UTC))
-	env := &streamEnv{hub: admin.NewHub()}
-	cfg.Store, cfg.Clock = store, clock
-	env.fab, err = fabric.New(t.Context(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
+	env := &streamEnv{hub: admin.NewHub(), fab: fabrictest.New(t, cfg)}
 	if err := env.fab.PublishTo(t.Context(), env.hub); err != nil {
 		t.Fatal(err)
 	}
@@ -623,12 +609,12 @@ func TestStreamBurstEndsInFinalState(t *testing.T) {
 // being the final state.
 func TestStreamCoalesces(t *testing.T) {
 	hub := admin.NewHub()
-	env := mustStartWithHub(t, hub)
+	server := mustStartWithHub(t, hub)
 	snap := func(i int) *forewarn.ScopeSnapshot {
 		return &forewarn.ScopeSnapshot{Scope: &forewarn.Scope{Name: "web", Incarnation: int64(i)}}
 	}
 	hub.PublishScope(snap(0))
-	s := openStream(t, env.server.URL)
+	s := openStream(t, server.URL)
 	s.readInitial(t)
 	const burst = 2000
 	for i := 1; i <= burst; i++ {
@@ -662,15 +648,14 @@ func TestStreamCoalesces(t *testing.T) {
 	}
 }
 
-// mustStartWithHub starts the admin API over a fake fleet with the hub.
-func mustStartWithHub(t *testing.T, hub *admin.Hub) *testEnv {
+// mustStartWithHub starts the admin API with the hub, which the test feeds
+// by hand: its control plane publishes elsewhere.
+func mustStartWithHub(t *testing.T, hub *admin.Hub) *httptest.Server {
 	t.Helper()
-	env := &testEnv{fleet: newFakeFleet()}
-	env.server = httptest.NewServer(admin.NewServer(admin.Config{
-		Fleet: env.fleet, Token: testToken, Hub: hub, Logger: testLogger(t)}))
-	t.Cleanup(env.server.Close)
-	env.client = admin.NewClient(env.server.URL, testToken)
-	return env
+	server := httptest.NewServer(admin.NewServer(admin.Config{
+		Fleet: fabrictest.New(t, fabric.Config{}), Token: testToken, Hub: hub, Logger: testLogger(t)}))
+	t.Cleanup(server.Close)
+	return server
 }
 
 // TestStreamEndsWhenClientLeaves: a client that goes away ends its stream
@@ -810,7 +795,7 @@ func testLogger(t *testing.T) *slog.Logger {
 // headers and ends, rather than holding the connection: the next request
 // on it is answered, and the server's Close returns.
 func TestStreamHead(t *testing.T) {
-	api := admin.NewServer(admin.Config{Fleet: newFakeFleet(), Token: testToken, Hub: admin.NewHub()})
+	api := admin.NewServer(admin.Config{Fleet: fabrictest.New(t, fabric.Config{}), Token: testToken, Hub: admin.NewHub()})
 	server := httptest.NewServer(api)
 	t.Cleanup(server.Close)
 	t.Cleanup(api.Shutdown) // first: should the test fail, it ends the stream Close waits for

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/forewarn/forewarn/admin"
+	"github.com/forewarn/forewarn/fabric"
+	"github.com/forewarn/forewarn/internal/fabrictest"
 )
 
 // TestUIStaticETag: the dashboard's files carry an ETag, so that a browser
@@ -43,7 +45,7 @@ func TestUINoTokenSignIn(t *testing.T) {
 // TestStreamGzip: the stream is gzipped for a client that takes gzip, as
 // browsers do, and plain for one that does not.
 func TestStreamGzip(t *testing.T) {
-	api := admin.NewServer(admin.Config{Fleet: newFakeFleet(), Token: testToken, Hub: admin.NewHub()})
+	api := admin.NewServer(admin.Config{Fleet: fabrictest.New(t, fabric.Config{}), Token: testToken, Hub: admin.NewHub()})
 	server := newStreamServer(t, api)
 	raw := &http.Client{Transport: &http.Transport{DisableCompression: true}}
 	for _, c := range []struct {

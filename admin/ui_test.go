@@ -21,6 +21,7 @@ import (
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
 	"github.com/forewarn/forewarn/dashboard"
+	"github.com/forewarn/forewarn/fabric"
 )
 
 // wantCSP is the dashboard's Content-Security-Policy, as the contract
@@ -28,11 +29,14 @@ import (
 const wantCSP = "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 	"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'"
 
-// uiEnv is the admin API over a fake fleet, driven as a browser drives the
-// dashboard: redirects are not followed and cookies are sent by hand. The
-// server logs at debug level into logs, which must never hold the token.
+// uiEnv is the admin API over the real control plane, driven as a browser
+// drives the dashboard: redirects are not followed and cookies are sent by
+// hand. The server logs at debug level into logs, which must never hold
+// the token. store counts the fleet's transactions and changes after the
+// setup.
 type uiEnv struct {
-	fleet  *fakeFleet
+	fab    *fabric.Fabric
+	store  *spyStore
 	server *httptest.Server
 	client *http.Client
 	token  string
@@ -62,9 +66,10 @@ func (b *syncBuffer) String() string {
 // with a scope "web" holding the VM web-0.
 func mustStartUI(t *testing.T, token string, tls bool) *uiEnv {
 	t.Helper()
-	env := &uiEnv{fleet: newFakeFleet(), token: token, logs: &syncBuffer{}}
+	env := &uiEnv{token: token, logs: &syncBuffer{}}
+	env.fab, env.store = spiedFabric(t, fabric.Config{})
 	log := slog.New(slog.NewTextHandler(env.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	api := admin.NewServer(admin.Config{Fleet: env.fleet, Token: token, Logger: log, Version: "v9.9.9-test"})
+	api := admin.NewServer(admin.Config{Fleet: env.fab, Token: token, Logger: log, Version: "v9.9.9-test"})
 	if tls {
 		env.server = httptest.NewTLSServer(api)
 	} else {
@@ -74,8 +79,9 @@ func mustStartUI(t *testing.T, token string, tls bool) *uiEnv {
 	env.client = env.server.Client()
 	env.client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	ctx := t.Context()
-	must(env.fleet.CreateScope(ctx, forewarn.ScopeSpec{Name: "web", UpdateDomains: 2}))(t)
-	must(env.fleet.CreateVM(ctx, forewarn.VMSpec{Name: "web-0", Scope: "web"}))(t)
+	must(env.fab.CreateScope(ctx, forewarn.ScopeSpec{Name: "web", UpdateDomains: 2}))(t)
+	must(env.fab.CreateVM(ctx, forewarn.VMSpec{Name: "web-0", Scope: "web"}))(t)
+	env.store.reset()
 	t.Cleanup(func() { env.checkLogs(t) })
 	return env
 }
@@ -314,8 +320,8 @@ func TestUILoginWrongToken(t *testing.T) {
 				method, a.status, a.header.Values("Set-Cookie"))
 		}
 	}
-	if calls, _ := env.fleet.counts(); calls != 2 { // the two made by mustStartUI
-		t.Errorf("the fleet saw %d calls, want 2", calls)
+	if n, _ := env.store.counts(); n != 0 {
+		t.Errorf("the fleet made %d transactions, want none", n)
 	}
 }
 
@@ -367,7 +373,7 @@ func TestUILogin(t *testing.T) {
 func TestUICookieChangesNeedSameOrigin(t *testing.T) {
 	env := mustStartUI(t, testToken, false)
 	c := env.signIn(t)
-	_, before := env.fleet.counts()
+	before := env.store.changes()
 	a := env.do(t, "POST", "/v1/vms/web-0/restart", nil, c, sameOrigin...)
 	if a.status != http.StatusCreated {
 		t.Fatalf("same-origin restart with the cookie = %d %s, want 201", a.status, a.body)
@@ -377,7 +383,7 @@ func TestUICookieChangesNeedSameOrigin(t *testing.T) {
 	if a.status != http.StatusCreated {
 		t.Fatalf("POST with the page's own Origin = %d %s, want 201", a.status, a.body)
 	}
-	_, before = env.fleet.counts()
+	before = env.store.changes()
 
 	foreign := [][]string{
 		{"Sec-Fetch-Site", "cross-site"},
@@ -411,10 +417,10 @@ func TestUICookieChangesNeedSameOrigin(t *testing.T) {
 		}
 	}
 	env.expectNoChange(t, before)
-	if _, err := env.fleet.Scope(t.Context(), "evil"); err == nil {
+	if _, err := env.fab.Scope(t.Context(), "evil"); err == nil {
 		t.Errorf("a cross-site POST created scope evil")
 	}
-	must(env.fleet.VM(t.Context(), "web-0"))(t) // not deleted
+	must(env.fab.VM(t.Context(), "web-0"))(t) // not deleted
 	// Reading needs no origin check: the browser keeps another site from
 	// reading the answer.
 	if a := env.do(t, "GET", "/v1/scopes", nil, c, "Sec-Fetch-Site", "cross-site"); a.status != http.StatusOK {
@@ -425,7 +431,7 @@ func TestUICookieChangesNeedSameOrigin(t *testing.T) {
 // expectNoChange fails the test if the fleet changed since before.
 func (env *uiEnv) expectNoChange(t *testing.T, before int) {
 	t.Helper()
-	if _, changes := env.fleet.counts(); changes != before {
+	if changes := env.store.changes(); changes != before {
 		t.Errorf("fleet changed: %d changes, want %d", changes, before)
 	}
 }
@@ -522,8 +528,8 @@ func TestUITamperedCookie(t *testing.T) {
 			t.Errorf("%s cookie: POST = %d, want 401", name, a.status)
 		}
 	}
-	if _, changes := env.fleet.counts(); changes != 2 {
-		t.Errorf("fleet changed with bad cookies: %d changes, want 2", changes)
+	if changes := env.store.changes(); changes != 0 {
+		t.Errorf("fleet changed with bad cookies: %d changes, want none", changes)
 	}
 }
 
@@ -566,8 +572,8 @@ func TestUIEmptyToken(t *testing.T) {
 			t.Errorf("cookie %q on a server without a token: GET /ui/ = %d, want 303", v, a.status)
 		}
 	}
-	if calls, _ := env.fleet.counts(); calls != 2 {
-		t.Errorf("the fleet saw %d calls, want the 2 of the setup", calls)
+	if n, _ := env.store.counts(); n != 0 {
+		t.Errorf("the fleet made %d transactions, want none after the setup", n)
 	}
 }
 

@@ -2,59 +2,12 @@ package admin_test
 
 import (
 	"fmt"
-	"net/http"
-	"net/http/httptest"
-	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
-
-	"github.com/jonboulle/clockwork"
 
 	"github.com/forewarn/forewarn"
-	"github.com/forewarn/forewarn/admin"
-	"github.com/forewarn/forewarn/bolt"
-	"github.com/forewarn/forewarn/fabric"
 )
-
-// fabricEnv is the admin API over the real control plane and a bbolt
-// store, for the listings, whose paging the fake fleet would only imitate.
-type fabricEnv struct {
-	fab    *fabric.Fabric
-	server *httptest.Server
-	client *admin.Client
-	// requests counts the requests the server has answered.
-	requests atomic.Int64
-	// vms are the VMs made by mustMakeFleet, in name order.
-	vms []*forewarn.VM
-}
-
-// mustStartFabric starts the admin API over a new control plane whose
-// scopes have all enabled Scheduled Events, so that events get notice.
-func mustStartFabric(tb testing.TB) *fabricEnv {
-	tb.Helper()
-	store, err := bolt.Open(filepath.Join(tb.TempDir(), "forewarn.db"), bolt.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { store.Close() })
-	clock := clockwork.NewFakeClockAt(time.Date(2026, 11, 25, 10, 0, 0, 300_000_000, time.UTC))
-	env := &fabricEnv{}
-	env.fab, err = fabric.New(tb.Context(), fabric.Config{Store: store, Clock: clock, AlwaysEnabled: true})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	api := admin.NewServer(admin.Config{Fleet: env.fab, Token: testToken})
-	env.server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		env.requests.Add(1)
-		api.ServeHTTP(w, r)
-	}))
-	tb.Cleanup(env.server.Close)
-	env.client = admin.NewClient(env.server.URL, testToken)
-	return env
-}
 
 // listScopes are the scopes of mustMakeFleet: name, kind and update
 // domains.
@@ -71,7 +24,7 @@ const vmsPerScope = 60
 
 // mustMakeFleet makes 300 VMs in the five listScopes, every third one
 // Spot and every other one's name in capitals, and five standalone VMs.
-func (env *fabricEnv) mustMakeFleet(tb testing.TB) {
+func (env *testEnv) mustMakeFleet(tb testing.TB) {
 	tb.Helper()
 	ctx := tb.Context()
 	for _, spec := range listScopes {
@@ -98,7 +51,7 @@ func (env *fabricEnv) mustMakeFleet(tb testing.TB) {
 	})
 }
 
-func (env *fabricEnv) mustMakeVM(tb testing.TB, spec forewarn.VMSpec) {
+func (env *testEnv) mustMakeVM(tb testing.TB, spec forewarn.VMSpec) {
 	tb.Helper()
 	vm, err := env.fab.CreateVM(tb.Context(), spec)
 	if err != nil {
@@ -112,7 +65,7 @@ func (env *fabricEnv) mustMakeVM(tb testing.TB, spec forewarn.VMSpec) {
 // the scale set, a hardware failure (a Started Platform Reboot) and a
 // degraded VM (a Scheduled Platform Redeploy); then a Freeze campaign over
 // the standalone solo-0. It returns every event in flight, oldest first.
-func (env *fabricEnv) mustMakeEvents(tb testing.TB) []*forewarn.Event {
+func (env *testEnv) mustMakeEvents(tb testing.TB) []*forewarn.Event {
 	tb.Helper()
 	ctx, f := tb.Context(), env.fab
 	for _, spec := range listScopes {
