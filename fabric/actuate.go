@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/forewarn/forewarn"
@@ -29,10 +28,13 @@ func (f *Fabric) RunsUnderWay() int {
 	return len(f.acts.running)
 }
 
-// runKey names a run: an event's ID and one of its VMs, lower-cased.
-type runKey struct{ event, vm string }
+// runKey names a run: an event's ID and one of its VMs.
+type runKey struct {
+	event string
+	vm    forewarn.Key
+}
 
-func keyOf(event, vm string) runKey { return runKey{event, strings.ToLower(vm)} }
+func keyOf(event, vm string) runKey { return runKey{event, forewarn.KeyOf(vm)} }
 
 // claim returns the context of a new run, or false if it is under way.
 func (a *actuations) claim(ctx context.Context, key runKey) (context.Context, bool) {
@@ -246,7 +248,7 @@ func (f *Fabric) Resolve(ctx context.Context, id string, r forewarn.Resolution) 
 	var e *forewarn.Event
 	err := f.update(ctx, func(t *txn) error {
 		var err error
-		if e, err = t.Event(strings.ToLower(id)); err != nil {
+		if e, err = t.Event(id); err != nil {
 			return err
 		}
 		if e.Status != forewarn.Started {
@@ -264,7 +266,7 @@ func (f *Fabric) Resolve(ctx context.Context, id string, r forewarn.Resolution) 
 			return forewarn.Errorf(forewarn.ErrConflict, "event %s has no failed VM to retry", e.ID)
 		}
 		e.Failed = nil
-		t.wakeup = true
+		t.changes.wakeup = true
 		return t.PutEvent(e)
 	})
 	return e, err

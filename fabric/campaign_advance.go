@@ -51,7 +51,7 @@ func moving(c *forewarn.Campaign) bool {
 // putCampaign stores a campaign and notes it for the metrics and the
 // publisher.
 func putCampaign(t *txn, c *forewarn.Campaign) error {
-	t.campaigns = append(t.campaigns, c)
+	t.changes.campaigns = append(t.changes.campaigns, c)
 	return t.PutCampaign(c)
 }
 
@@ -125,7 +125,7 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign, m *moves) error {
 			m.owed-- // its progress is written anyway; its next event may wait
 		}
 		if m.full() {
-			t.wakeup = true // the rest in the next transaction
+			t.changes.wakeup = true // the rest in the next transaction
 			continue
 		}
 		if !underWay(p) {
@@ -199,7 +199,7 @@ func settleAll(t *txn, c *forewarn.Campaign, m *moves) (map[int]bool, error) {
 			continue
 		}
 		if m.full() {
-			t.wakeup = true // the rest in the next transaction
+			t.changes.wakeup = true // the rest in the next transaction
 			break
 		}
 		ended, err := settle(t, &c.Scopes[i])

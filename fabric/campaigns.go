@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/forewarn/forewarn"
 	"github.com/google/uuid"
+
+	"github.com/forewarn/forewarn"
 )
 
 // campaignTypes are the event types a campaign may roll out, with the
@@ -138,7 +138,7 @@ func (f *Fabric) Campaign(ctx context.Context, id string) (*forewarn.Campaign, e
 	var c *forewarn.Campaign
 	err := f.view(ctx, func(tx forewarn.Tx) error {
 		var err error
-		c, err = tx.Campaign(strings.ToLower(id))
+		c, err = tx.Campaign(id)
 		return err
 	})
 	return c, err
@@ -184,7 +184,7 @@ func (f *Fabric) SteerCampaign(ctx context.Context, id string, action forewarn.C
 // steerable reads a campaign that the action may steer: one that has not
 // ended, or for a cancel one already cancelled.
 func steerable(t *txn, id string, action forewarn.CampaignAction) (*forewarn.Campaign, error) {
-	c, err := t.Campaign(strings.ToLower(id))
+	c, err := t.Campaign(id)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +223,7 @@ func (f *Fabric) cancelCampaign(ctx context.Context, id string) (*forewarn.Campa
 			if batch > 0 {
 				// Paused between batches, it may have ended meanwhile (its
 				// last scope deleted): nothing is left to cancel.
-				if c, err = t.Campaign(strings.ToLower(id)); err == nil && c.State == forewarn.CampaignDone {
+				if c, err = t.Campaign(id); err == nil && c.State == forewarn.CampaignDone {
 					done = true
 					return nil
 				}
@@ -316,7 +316,7 @@ func (f *Fabric) advanceCampaigns(ctx context.Context) (advanced, more bool, err
 	if err != nil {
 		return false, false, err
 	}
-	return len(t0.bumped) > 0, t0.wakeup, nil
+	return len(t0.bumped) > 0, t0.changes.wakeup, nil
 }
 
 // unsettled returns the campaigns that may still move (moving), whole. A

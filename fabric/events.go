@@ -2,7 +2,6 @@ package fabric
 
 import (
 	"context"
-	"strings"
 
 	"github.com/forewarn/forewarn"
 )
@@ -45,7 +44,7 @@ func (f *Fabric) Event(ctx context.Context, id string) (*forewarn.Event, error) 
 	var e *forewarn.Event
 	err := f.view(ctx, func(tx forewarn.Tx) error {
 		var err error
-		e, err = tx.Event(strings.ToLower(id))
+		e, err = tx.Event(id)
 		return err
 	})
 	return e, err
@@ -67,7 +66,7 @@ func (f *Fabric) Approve(ctx context.Context, id string) (*forewarn.Event, error
 	var e *forewarn.Event
 	err := f.update(ctx, func(t *txn) error {
 		var err error
-		if e, err = t.Event(strings.ToLower(id)); err != nil {
+		if e, err = t.Event(id); err != nil {
 			return err
 		}
 		return f.approve(t, e, forewarn.ApprovedByAdmin)
@@ -80,7 +79,7 @@ func (f *Fabric) Cancel(ctx context.Context, id string) (*forewarn.Event, error)
 	var e *forewarn.Event
 	err := f.update(ctx, func(t *txn) error {
 		var err error
-		if e, err = t.Event(strings.ToLower(id)); err != nil {
+		if e, err = t.Event(id); err != nil {
 			return err
 		}
 		if e.Status == forewarn.Started {
@@ -106,13 +105,13 @@ func (f *Fabric) approveFor(t *txn, vmName string, ids []string) error {
 	if err != nil {
 		return err
 	}
-	byID := make(map[string]*forewarn.Event, len(events))
+	byID := make(map[forewarn.Key]*forewarn.Event, len(events))
 	for _, e := range events {
-		byID[e.ID] = e
+		byID[forewarn.KeyOf(e.ID)] = e
 	}
 	chosen := make([]*forewarn.Event, 0, len(ids))
 	for _, id := range ids {
-		e, ok := byID[strings.ToLower(id)]
+		e, ok := byID[forewarn.KeyOf(id)]
 		if !ok {
 			return forewarn.Errorf(forewarn.ErrInvalid,
 				"EventId %q is not an event of this VM's scope", id)

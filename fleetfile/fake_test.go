@@ -385,3 +385,5 @@ func (f *fakeFleet) names(kind string) []string {
 	slices.SortFunc(out, func(a, b string) int { return strings.Compare(key(a), key(b)) })
 	return out
 }
+
+func key(name string) string { return string(forewarn.KeyOf(name)) }

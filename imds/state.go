@@ -3,7 +3,6 @@ package imds
 import (
 	"net/netip"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/forewarn/forewarn"
@@ -55,7 +54,7 @@ func vmRateKey(vm *forewarn.VM) string {
 	if vm.ID != "" {
 		return "vm:" + vm.ID
 	}
-	return "vm:" + strings.ToLower(vm.Name)
+	return "vm:" + string(forewarn.KeyOf(vm.Name))
 }
 
 func newScopeState(snap *forewarn.ScopeSnapshot) (*scopeState, []string) {
