@@ -24,8 +24,8 @@ type readCache struct {
 	// a campaign checks the event of each of its scopes in one read, not
 	// one each.
 	live map[forewarn.Key]bool
-	// scopes are the scopes readAll read, until a scope is written.
-	scopes map[forewarn.Key]*forewarn.Scope
+	// scopesRead are the scopes readAll read, until a scope is written.
+	scopesRead map[forewarn.Key]*forewarn.Scope
 }
 
 func newReadCache(tx forewarn.Tx) *readCache {
@@ -53,11 +53,11 @@ func (r *readCache) readAll() ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	r.scopes = make(map[forewarn.Key]*forewarn.Scope, len(scopes))
+	r.scopesRead = make(map[forewarn.Key]*forewarn.Scope, len(scopes))
 	names := make([]string, len(scopes))
 	for i, s := range scopes {
 		key := forewarn.KeyOf(s.Name)
-		r.scopes[key], names[i] = s, s.Name
+		r.scopesRead[key], names[i] = s, s.Name
 		r.vmsOf[key], r.eventsOf[key] = []*forewarn.VM{}, []*forewarn.Event{}
 	}
 	for _, vm := range vms {
@@ -97,10 +97,10 @@ func (r *readCache) prefetch(scopes []string) error {
 
 // Scope returns the scope named name, from what readAll read if it did.
 func (r *readCache) Scope(name string) (*forewarn.Scope, error) {
-	if r.scopes == nil {
+	if r.scopesRead == nil {
 		return r.Tx.Scope(name)
 	}
-	s, ok := r.scopes[forewarn.KeyOf(name)]
+	s, ok := r.scopesRead[forewarn.KeyOf(name)]
 	if !ok {
 		return nil, forewarn.Errorf(forewarn.ErrNotFound, "scope %q not found", name)
 	}
@@ -110,13 +110,13 @@ func (r *readCache) Scope(name string) (*forewarn.Scope, error) {
 
 // PutScope writes a scope; what readAll read is no longer used.
 func (r *readCache) PutScope(s *forewarn.Scope) error {
-	r.scopes = nil
+	r.scopesRead = nil
 	return r.Tx.PutScope(s)
 }
 
 // DeleteScope deletes a scope; what readAll read is no longer used.
 func (r *readCache) DeleteScope(name string) error {
-	r.scopes = nil
+	r.scopesRead = nil
 	return r.Tx.DeleteScope(name)
 }
 
