@@ -144,7 +144,7 @@ func (o *serveOptions) newControlPlane(ctx context.Context, store forewarn.Store
 		Logger:     log,
 		Registerer: reg,
 	})
-	if err := fab.PublishTo(ctx, publishers{endpoint, hub}); err != nil {
+	if err := fab.PublishTo(ctx, forewarn.Publishers{endpoint, hub}); err != nil {
 		return nil, nil, err
 	}
 	return fab, endpoint, nil
