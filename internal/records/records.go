@@ -1,7 +1,8 @@
 // Package records is the typed layer the stores share: scopes, VMs, events
 // and campaigns as JSON records under case-insensitive names, with the
-// indexes that find a scope's VMs and events and a VM's addresses, over the
-// raw reads and writes each store implements in its own way.
+// indexes that find a scope's VMs and events and a VM's addresses, and the
+// history of finished events, over the raw reads and writes each store
+// implements in its own way.
 package records
 
 import (
@@ -47,8 +48,10 @@ var (
 )
 
 // Raw is what a store does with the JSON of records and index entries,
-// keyed by lowercased names.
+// keyed by lowercased names, and of its history (RawHistory).
 type Raw interface {
+	RawHistory
+
 	// RawGet returns the record, or found false.
 	RawGet(k Kind, key string) (data []byte, found bool, err error)
 	// RawGetMany returns the records of the keys, nil for a missing one,
