@@ -2,7 +2,8 @@
 // and campaigns as JSON records under case-insensitive names, with the
 // indexes that find a scope's VMs and events and a VM's addresses, and the
 // history of finished events, over the raw reads and writes each store
-// implements in its own way.
+// implements in its own way; and the check of a store's schema version at
+// open (CheckSchema).
 package records
 
 import (
