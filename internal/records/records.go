@@ -9,7 +9,6 @@ package records
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/segmentio/encoding/json"
 
@@ -83,7 +82,8 @@ type Tx struct {
 // NewTx returns a Tx over raw for one transaction.
 func NewTx(raw Raw) Tx { return Tx{Raw: raw, progress: map[string][]forewarn.ScopeProgress{}} }
 
-func key(name string) string { return strings.ToLower(name) }
+// key is the key of a record named name: its forewarn.Key.
+func key(name string) string { return string(forewarn.KeyOf(name)) }
 
 // entry is the key of an index entry.
 func entry(group, member string) string { return key(group) + "/" + key(member) }

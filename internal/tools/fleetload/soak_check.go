@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -70,13 +69,13 @@ func (c *eventCheck) note(format string, args ...any) {
 // documents.
 func checkEvents(pollers []*poller, l layout, events map[string]*forewarn.Event, lag time.Duration) eventCheck {
 	var c eventCheck
-	scopes := make(map[string]int, l.scopes)
+	scopes := make(map[forewarn.Key]int, l.scopes)
 	for s := range l.scopes {
-		scopes[strings.ToLower(l.scopeName(s))] = s
+		scopes[forewarn.KeyOf(l.scopeName(s))] = s
 	}
 	var firstSeen []time.Duration
 	for _, e := range events {
-		s, ok := scopes[strings.ToLower(e.Scope)]
+		s, ok := scopes[forewarn.KeyOf(e.Scope)]
 		if !ok {
 			continue // the host's own VM's scope, say
 		}
