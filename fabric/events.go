@@ -125,3 +125,36 @@ func (f *Fabric) approveFor(t *txn, vmName string, ids []string) error {
 	}
 	return nil
 }
+
+// Resolve settles a started event: complete it, or run the actuator again
+// on the VMs it failed on.
+func (f *Fabric) Resolve(ctx context.Context, id string, r forewarn.Resolution) (*forewarn.Event, error) {
+	if r.Action != forewarn.ResolveComplete && r.Action != forewarn.ResolveRetry {
+		return nil, forewarn.Errorf(forewarn.ErrInvalid, "invalid action %q: want complete or retry", r.Action)
+	}
+	var e *forewarn.Event
+	err := f.update(ctx, func(t *txn) error {
+		var err error
+		if e, err = t.Event(id); err != nil {
+			return err
+		}
+		if e.Status != forewarn.Started {
+			return forewarn.Errorf(forewarn.ErrConflict, "event %s has not started: approve or cancel it instead", e.ID)
+		}
+		if r.Action == forewarn.ResolveComplete {
+			if len(e.Failed) == 0 && !r.Force {
+				return forewarn.Errorf(forewarn.ErrConflict,
+					"event %s has no failed actuation to resolve: it completes by itself once its actuator is done"+
+						" (to cut it short, force it: maintenance resolve --complete --force)", e.ID)
+			}
+			return f.complete(t, e)
+		}
+		if len(e.Failed) == 0 {
+			return forewarn.Errorf(forewarn.ErrConflict, "event %s has no failed VM to retry", e.ID)
+		}
+		e.Failed = nil
+		t.changes.wakeup = true
+		return t.PutEvent(e)
+	})
+	return e, err
+}
