@@ -63,6 +63,9 @@
 // hello, the whole state from the Hub, ready, and then every change
 // (stream.go).
 //
+// The token is kept in a file: ReadToken reads it, and ReadOrCreateToken
+// also generates it, at serve's first start (token.go).
+//
 // Errors are answered as {"error":"<message>","code":"<kind>"} with the
 // status StatusCode gives; the Client turns them back into *forewarn.Error
 // values that wrap the same sentinel, so errors.Is works alike on both sides.

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/forewarn/forewarn"
@@ -18,7 +17,7 @@ import (
 type Hub struct {
 	mu        sync.Mutex
 	seq       uint64
-	scopes    map[string]*hubItem // by lower-case name; a removed scope leaves a tombstone
+	scopes    map[string]*hubItem // by the scope's forewarn.Key; a removed scope leaves a tombstone
 	campaigns map[string]*hubItem // by ID
 	changed   chan struct{}       // closed at the next change
 	// tombstones are the keys of removed scopes, oldest first. Beyond
@@ -64,13 +63,13 @@ type streamScope struct {
 
 // PublishScope notes the new state of a scope.
 func (h *Hub) PublishScope(snap *forewarn.ScopeSnapshot) {
-	h.put(h.scopes, strings.ToLower(snap.Scope.Name), "scope",
+	h.put(h.scopes, string(forewarn.KeyOf(snap.Scope.Name)), "scope",
 		streamScope{snap.Scope, nonNil(snap.VMs), nonNil(snap.Events)})
 }
 
 // RemoveScope notes that a scope is gone.
 func (h *Hub) RemoveScope(name string) {
-	key := strings.ToLower(name)
+	key := string(forewarn.KeyOf(name))
 	h.put(h.scopes, key, "scope-removed", map[string]string{"name": name})
 	h.mu.Lock()
 	defer h.mu.Unlock()

@@ -111,6 +111,7 @@ func TestRoundTripCampaigns(t *testing.T) {
 		reboot.State != forewarn.CampaignRunning || reboot.EstimatedEnd.IsZero() {
 		t.Errorf("StartCampaign: %s", mustJSON(t, reboot))
 	}
+	env.clock.Advance(time.Second) // campaigns list newest first, by when they started
 	freeze := must(c.StartCampaign(ctx, forewarn.CampaignSpec{
 		Type: forewarn.Freeze, All: true, Duration: forewarn.Duration(9 * time.Second),
 	}))(t)

@@ -1,85 +1,64 @@
 package bolt
 
-import (
-	"encoding/binary"
-	"fmt"
+import "encoding/binary"
 
-	"github.com/segmentio/encoding/json"
+// The history's entries are the keys of historyBucket, by number; the
+// bucket's sequence is the number of the last (records.RawHistory).
 
-	"github.com/forewarn/forewarn"
-)
-
-// AppendHistory adds a finished event under the next sequence number, then
-// deletes the entries older than the newest keep. keep must be at least 1.
-//
-// Entries are only appended at the end and dropped from the front, so their
-// numbers are contiguous and the ones to drop are those at or below
-// seq-keep.
-func (t *tx) AppendHistory(e *forewarn.Event, keep int) error {
-	if e == nil {
-		return forewarn.Errorf(forewarn.ErrInvalid, "history event is nil")
-	}
-	if keep < 1 {
-		return forewarn.Errorf(forewarn.ErrInvalid, "history must keep at least 1 event, not %d", keep)
-	}
+// RawLastHistory returns the bucket's sequence: the number of the last entry.
+func (t *tx) RawLastHistory() (uint64, error) {
 	b, err := t.bucket(historyBucket)
 	if err != nil {
-		return fmt.Errorf("append history: %w", err)
+		return 0, err
 	}
-	seq, err := b.NextSequence()
-	if err != nil {
-		return fmt.Errorf("append history: %w", err)
-	}
-	data, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("encode history event %q: %w", e.ID, err)
-	}
-	if err := b.Put(seqKey(seq), data); err != nil {
-		return fmt.Errorf("append history event %q: %w", e.ID, err)
-	}
-	return t.trimHistory(seq, uint64(keep))
+	return b.Sequence(), nil
 }
 
-// trimHistory deletes the entries numbered at or below last-keep.
-func (t *tx) trimHistory(last, keep uint64) error {
-	if last <= keep {
-		return nil
-	}
+// RawPutHistory writes entry seq and moves the bucket's sequence to it.
+func (t *tx) RawPutHistory(seq uint64, data []byte) error {
 	b, err := t.bucket(historyBucket)
 	if err != nil {
-		return fmt.Errorf("trim history: %w", err)
+		return err
+	}
+	if err := b.SetSequence(seq); err != nil {
+		return err
+	}
+	return b.Put(seqKey(seq), data)
+}
+
+// RawTrimHistory deletes the entries numbered through and below.
+func (t *tx) RawTrimHistory(through uint64) error {
+	b, err := t.bucket(historyBucket)
+	if err != nil {
+		return err
 	}
 	// Collect first: deleting under a moving cursor can skip keys.
 	var old [][]byte
 	c := b.Cursor()
-	for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k) <= last-keep; k, _ = c.Next() {
+	for k, _ := c.First(); k != nil && binary.BigEndian.Uint64(k) <= through; k, _ = c.Next() {
 		old = append(old, append([]byte(nil), k...))
 	}
 	for _, k := range old {
 		if err := b.Delete(k); err != nil {
-			return fmt.Errorf("trim history: %w", err)
+			return err
 		}
 	}
 	return nil
 }
 
-// History returns up to limit finished events, newest first; all of them if
-// limit is 0 or less.
-func (t *tx) History(limit int) ([]*forewarn.Event, error) {
+// RawScanHistory walks the entries from from to to with a cursor.
+func (t *tx) RawScanHistory(from, to uint64, fn func(seq uint64, data []byte) error) error {
 	b, err := t.bucket(historyBucket)
 	if err != nil {
-		return nil, fmt.Errorf("read history: %w", err)
+		return err
 	}
-	var out []*forewarn.Event
 	c := b.Cursor()
-	for k, data := c.Last(); k != nil && (limit <= 0 || len(out) < limit); k, data = c.Prev() {
-		e := new(forewarn.Event)
-		if err := json.Unmarshal(data, e); err != nil {
-			return nil, fmt.Errorf("decode history entry %d: %w", binary.BigEndian.Uint64(k), err)
+	for k, data := c.Seek(seqKey(from)); k != nil && binary.BigEndian.Uint64(k) <= to; k, data = c.Next() {
+		if err := fn(binary.BigEndian.Uint64(k), data); err != nil {
+			return err
 		}
-		out = append(out, e)
 	}
-	return out, nil
+	return nil
 }
 
 // seqKey is the key of history entry seq: big-endian, so that keys sort in

@@ -7,7 +7,6 @@ import (
 
 	"go.etcd.io/bbolt"
 
-	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/internal/records"
 )
 
@@ -74,27 +73,13 @@ func (s *Store) initSchema() error {
 }
 
 // checkSchema returns the schema version of the file, 0 if it is empty, or
-// an error if it is not one this release knows.
+// an error if it is not one this release knows (records.CheckSchema).
 func checkSchema(btx *bbolt.Tx) (int, error) {
-	meta := btx.Bucket(metaBucket)
-	if meta == nil || meta.Get(schemaKey) == nil {
-		if !isEmpty(btx) {
-			return 0, forewarn.Errorf(forewarn.ErrSchema,
-				"store has data but no schema version; it was not written by forewarn")
-		}
-		return 0, nil
+	var stored []byte
+	if meta := btx.Bucket(metaBucket); meta != nil {
+		stored = meta.Get(schemaKey)
 	}
-	raw := string(meta.Get(schemaKey))
-	found, err := strconv.Atoi(raw)
-	if err != nil || found < 1 {
-		return 0, forewarn.Errorf(forewarn.ErrSchema, "store schema version %q is not valid", raw)
-	}
-	if found > SchemaVersion {
-		return 0, forewarn.Errorf(forewarn.ErrSchema,
-			"store schema version %d is newer than this release supports (%d); run a newer forewarn",
-			found, SchemaVersion)
-	}
-	return found, nil
+	return records.CheckSchema(string(stored), stored != nil, isEmpty(btx), SchemaVersion)
 }
 
 // upgrade brings a file of schema from to this release's, in the open's

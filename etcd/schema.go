@@ -8,7 +8,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
-	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/records"
 )
 
 // SchemaVersion is the version of the key layout this release writes and
@@ -38,12 +38,15 @@ func (s *Store) initSchema(ctx context.Context) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("read schema version: %w", err)
 		}
-		if kvs := resp.Responses[0].GetResponseRange().Kvs; len(kvs) > 0 {
-			return checkSchema(string(kvs[0].Value))
+		var stored string
+		kvs := resp.Responses[0].GetResponseRange().Kvs
+		if len(kvs) > 0 {
+			stored = strings.TrimPrefix(string(kvs[0].Value), metaMarker)
 		}
-		if resp.Responses[1].GetResponseRange().Count > 0 {
-			return 0, forewarn.Errorf(forewarn.ErrSchema,
-				"store has data but no schema version; it was not written by forewarn")
+		empty := resp.Responses[1].GetResponseRange().Count == 0
+		found, err := records.CheckSchema(stored, len(kvs) > 0, empty, SchemaVersion)
+		if err != nil || found > 0 {
+			return found, err
 		}
 		created, err := s.writeSchema(ctx)
 		if err != nil {
@@ -93,19 +96,4 @@ func (s *Store) Withdraw(ctx context.Context) error {
 		return fmt.Errorf("withdraw store %s: %w", s.where, err)
 	}
 	return nil
-}
-
-// checkSchema returns the version stored if this release knows it.
-func checkSchema(stored string) (int, error) {
-	raw := strings.TrimPrefix(stored, metaMarker)
-	found, err := strconv.Atoi(raw)
-	if err != nil || found < 1 {
-		return 0, forewarn.Errorf(forewarn.ErrSchema, "store schema version %q is not valid", raw)
-	}
-	if found > SchemaVersion {
-		return 0, forewarn.Errorf(forewarn.ErrSchema,
-			"store schema version %d is newer than this release supports (%d); run a newer forewarn",
-			found, SchemaVersion)
-	}
-	return found, nil
 }

@@ -3,8 +3,8 @@ package etcd
 import (
 	"errors"
 	"fmt"
-	"strings"
 
+	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/internal/records"
 )
 
@@ -113,6 +113,6 @@ func (k keys) updateGuard() string { return k.prefix + "/seq/update" }
 // historySeq is the key of the last history sequence number.
 func (k keys) historySeq() string { return k.prefix + "/seq/history" }
 
-// lower is the key of a name or id: lowercase, so that keys are unique
-// case-insensitively.
-func lower(name string) string { return strings.ToLower(name) }
+// lower is the key of a name or id in etcd: its forewarn.Key, so that
+// keys are unique case-insensitively.
+func lower(name string) string { return string(forewarn.KeyOf(name)) }

@@ -118,13 +118,13 @@ func send(ctx context.Context, out chan<- forewarn.Change, c forewarn.Change) bo
 // change is a forewarn.Change being gathered.
 type change struct {
 	forewarn.Change
-	seen map[string]bool // lowercased names in Scopes
+	seen map[forewarn.Key]bool // the names in Scopes
 }
 
 // addScope adds a scope, once.
 func (c *change) addScope(name string) {
-	if name != "" && !c.seen[lower(name)] {
-		c.seen[lower(name)] = true
+	if key := forewarn.KeyOf(name); name != "" && !c.seen[key] {
+		c.seen[key] = true
 		c.Scopes = append(c.Scopes, name)
 	}
 }
@@ -137,7 +137,7 @@ func (c *change) empty() bool { return len(c.Scopes) == 0 && len(c.Meta) == 0 &&
 // a VM or an event before and after the change (a VM may move), the
 // settings, and whether a campaign changed.
 func (s *Store) changeOf(events []*clientv3.Event) *change {
-	c := &change{seen: map[string]bool{}}
+	c := &change{seen: map[forewarn.Key]bool{}}
 	add := c.addScope
 	for _, ev := range events {
 		dir, rest, ok := strings.Cut(strings.TrimPrefix(string(ev.Kv.Key), s.keys.prefix+"/"), "/")

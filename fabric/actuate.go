@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/forewarn/forewarn"
@@ -29,10 +28,13 @@ func (f *Fabric) RunsUnderWay() int {
 	return len(f.acts.running)
 }
 
-// runKey names a run: an event's ID and one of its VMs, lower-cased.
-type runKey struct{ event, vm string }
+// runKey names a run: an event's ID and one of its VMs.
+type runKey struct {
+	event string
+	vm    forewarn.Key
+}
 
-func keyOf(event, vm string) runKey { return runKey{event, strings.ToLower(vm)} }
+func keyOf(event, vm string) runKey { return runKey{event, forewarn.KeyOf(vm)} }
 
 // claim returns the context of a new run, or false if it is under way.
 func (a *actuations) claim(ctx context.Context, key runKey) (context.Context, bool) {
@@ -235,37 +237,4 @@ func (f *Fabric) actuatedAll(e *forewarn.Event) bool {
 
 func containsName(names []string, name string) bool {
 	return slices.ContainsFunc(names, func(n string) bool { return forewarn.SameName(n, name) })
-}
-
-// Resolve settles a started event: complete it, or run the actuator again
-// on the VMs it failed on.
-func (f *Fabric) Resolve(ctx context.Context, id string, r forewarn.Resolution) (*forewarn.Event, error) {
-	if r.Action != forewarn.ResolveComplete && r.Action != forewarn.ResolveRetry {
-		return nil, forewarn.Errorf(forewarn.ErrInvalid, "invalid action %q: want complete or retry", r.Action)
-	}
-	var e *forewarn.Event
-	err := f.update(ctx, func(t *txn) error {
-		var err error
-		if e, err = t.Event(strings.ToLower(id)); err != nil {
-			return err
-		}
-		if e.Status != forewarn.Started {
-			return forewarn.Errorf(forewarn.ErrConflict, "event %s has not started: approve or cancel it instead", e.ID)
-		}
-		if r.Action == forewarn.ResolveComplete {
-			if len(e.Failed) == 0 && !r.Force {
-				return forewarn.Errorf(forewarn.ErrConflict,
-					"event %s has no failed actuation to resolve: it completes by itself once its actuator is done"+
-						" (to cut it short, force it: maintenance resolve --complete --force)", e.ID)
-			}
-			return f.complete(t, e)
-		}
-		if len(e.Failed) == 0 {
-			return forewarn.Errorf(forewarn.ErrConflict, "event %s has no failed VM to retry", e.ID)
-		}
-		e.Failed = nil
-		t.wakeup = true
-		return t.PutEvent(e)
-	})
-	return e, err
 }

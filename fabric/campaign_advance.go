@@ -1,7 +1,7 @@
 package fabric
 
 import (
-	"container/heap"
+	"context"
 	"errors"
 	"fmt"
 	"reflect"
@@ -51,7 +51,7 @@ func moving(c *forewarn.Campaign) bool {
 // putCampaign stores a campaign and notes it for the metrics and the
 // publisher.
 func putCampaign(t *txn, c *forewarn.Campaign) error {
-	t.campaigns = append(t.campaigns, c)
+	t.changes.campaigns = append(t.changes.campaigns, c)
 	return t.PutCampaign(c)
 }
 
@@ -125,7 +125,7 @@ func (f *Fabric) step(t *txn, c *forewarn.Campaign, m *moves) error {
 			m.owed-- // its progress is written anyway; its next event may wait
 		}
 		if m.full() {
-			t.wakeup = true // the rest in the next transaction
+			t.changes.wakeup = true // the rest in the next transaction
 			continue
 		}
 		if !underWay(p) {
@@ -199,7 +199,7 @@ func settleAll(t *txn, c *forewarn.Campaign, m *moves) (map[int]bool, error) {
 			continue
 		}
 		if m.full() {
-			t.wakeup = true // the rest in the next transaction
+			t.changes.wakeup = true // the rest in the next transaction
 			break
 		}
 		ended, err := settle(t, &c.Scopes[i])
@@ -358,52 +358,80 @@ func names(vms []*forewarn.VM) []string {
 	return out
 }
 
-// estimate returns when a campaign should finish if every event takes its
-// full notice and impact, its scopes sharing ParallelScopes lanes; zero once
-// it has ended.
-func (f *Fabric) estimate(t *txn, c *forewarn.Campaign) time.Time {
-	if c.Ended() {
-		return time.Time{}
+// advanceCampaigns moves every campaign that may still move on (moving), in one transaction
+// that writes only what changed; it reports whether events changed, and
+// whether a campaign stopped at a batch, with more to do at once.
+func (f *Fabric) advanceCampaigns(ctx context.Context) (advanced, more bool, err error) {
+	mayMove := false
+	err = f.view(ctx, func(tx forewarn.Tx) error { // headers only: most often none moves
+		headers, err := tx.CampaignHeaders()
+		mayMove = slices.ContainsFunc(headers, func(h *forewarn.Campaign) bool {
+			_, settled := f.settled.Load(h.ID)
+			return !settled
+		})
+		return err
+	})
+	if err != nil || !mayMove {
+		return false, false, err
 	}
-	perDomain := f.scaled(max(time.Duration(c.Spec.Notice), forewarn.MinNotice(c.Spec.Type)) +
-		forewarn.Impact(&forewarn.Event{Type: c.Spec.Type, DurationInSeconds: c.DurationInSeconds}))
-	lanes := make(laneHeap, 0, min(c.Spec.ParallelScopes, len(c.Scopes)))
-	var waiting []time.Duration
-	for i := range c.Scopes {
-		p := &c.Scopes[i]
-		rest := time.Duration(p.UpdateDomains-p.Done) * perDomain
-		switch {
-		case p.Finished():
-		case underWay(p):
-			lanes = append(lanes, t.now.Add(rest))
-		default:
-			waiting = append(waiting, rest)
+	var t0 *txn
+	err = f.updateCampaigns(ctx, func(t *txn) error {
+		t0 = t
+		campaigns, err := f.unsettled(t)
+		if err != nil {
+			return err
 		}
+		for _, c := range campaigns {
+			if err := f.advance(t, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return false, false, err
 	}
-	for len(lanes) < min(c.Spec.ParallelScopes, len(c.Scopes)) {
-		lanes = append(lanes, t.now)
-	}
-	if len(lanes) == 0 {
-		return t.now
-	}
-	heap.Init(&lanes)
-	for _, d := range waiting { // each waiting scope takes the lane that frees first
-		lanes[0] = lanes[0].Add(d)
-		heap.Fix(&lanes, 0)
-	}
-	return slices.MaxFunc(lanes, time.Time.Compare)
+	return len(t0.bumped) > 0, t0.changes.wakeup, nil
 }
 
-// laneHeap is the times the lanes of a campaign free up, earliest first.
-type laneHeap []time.Time
+// unsettled returns the campaigns that may still move (moving), whole. A
+// campaign that may not never will again: the scheduler remembers it
+// (settled) and reads no more of it than its header, so that an advance
+// costs the campaigns under way, not every campaign ever run.
+func (f *Fabric) unsettled(tx forewarn.Tx) ([]*forewarn.Campaign, error) {
+	headers, err := tx.CampaignHeaders()
+	if err != nil {
+		return nil, err
+	}
+	var out []*forewarn.Campaign
+	for _, h := range headers {
+		if _, ok := f.settled.Load(h.ID); ok {
+			continue
+		}
+		c, err := tx.Campaign(h.ID)
+		if err != nil {
+			return nil, err
+		}
+		if !moving(c) {
+			f.settled.Store(c.ID, true)
+			continue
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
 
-func (h laneHeap) Len() int           { return len(h) }
-func (h laneHeap) Less(i, j int) bool { return h[i].Before(h[j]) }
-func (h laneHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *laneHeap) Push(x any)        { *h = append(*h, x.(time.Time)) }
-func (h *laneHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// updateCampaigns runs an update that advances campaigns, halving the
+// number of scopes an advance schedules while the store finds the
+// transaction too large (etcd's --max-txn-ops), down to one. The size that
+// fits is kept for the campaigns that follow.
+func (f *Fabric) updateCampaigns(ctx context.Context, fn func(*txn) error) error {
+	for {
+		batch := f.advanceBatch.Load()
+		err := f.update(ctx, fn)
+		if !errors.Is(err, forewarn.ErrTooLarge) || batch <= 1 {
+			return err
+		}
+		f.shrink(&f.advanceBatch, batch, batch, "scopes of a campaign", err)
+	}
 }

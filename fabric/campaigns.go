@@ -4,12 +4,11 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
-	"sync/atomic"
 	"time"
 
-	"github.com/forewarn/forewarn"
 	"github.com/google/uuid"
+
+	"github.com/forewarn/forewarn"
 )
 
 // campaignTypes are the event types a campaign may roll out, with the
@@ -138,7 +137,7 @@ func (f *Fabric) Campaign(ctx context.Context, id string) (*forewarn.Campaign, e
 	var c *forewarn.Campaign
 	err := f.view(ctx, func(tx forewarn.Tx) error {
 		var err error
-		c, err = tx.Campaign(strings.ToLower(id))
+		c, err = tx.Campaign(id)
 		return err
 	})
 	return c, err
@@ -184,7 +183,7 @@ func (f *Fabric) SteerCampaign(ctx context.Context, id string, action forewarn.C
 // steerable reads a campaign that the action may steer: one that has not
 // ended, or for a cancel one already cancelled.
 func steerable(t *txn, id string, action forewarn.CampaignAction) (*forewarn.Campaign, error) {
-	c, err := t.Campaign(strings.ToLower(id))
+	c, err := t.Campaign(id)
 	if err != nil {
 		return nil, err
 	}
@@ -223,7 +222,7 @@ func (f *Fabric) cancelCampaign(ctx context.Context, id string) (*forewarn.Campa
 			if batch > 0 {
 				// Paused between batches, it may have ended meanwhile (its
 				// last scope deleted): nothing is left to cancel.
-				if c, err = t.Campaign(strings.ToLower(id)); err == nil && c.State == forewarn.CampaignDone {
+				if c, err = t.Campaign(id); err == nil && c.State == forewarn.CampaignDone {
 					done = true
 					return nil
 				}
@@ -281,93 +280,4 @@ func (f *Fabric) cancelBatch(t *txn, c *forewarn.Campaign, batch int) (done bool
 		cancelled++
 	}
 	return true, nil
-}
-
-// advanceCampaigns moves every campaign that may still move on (moving), in one transaction
-// that writes only what changed; it reports whether events changed, and
-// whether a campaign stopped at a batch, with more to do at once.
-func (f *Fabric) advanceCampaigns(ctx context.Context) (advanced, more bool, err error) {
-	mayMove := false
-	err = f.view(ctx, func(tx forewarn.Tx) error { // headers only: most often none moves
-		headers, err := tx.CampaignHeaders()
-		mayMove = slices.ContainsFunc(headers, func(h *forewarn.Campaign) bool {
-			_, settled := f.settled.Load(h.ID)
-			return !settled
-		})
-		return err
-	})
-	if err != nil || !mayMove {
-		return false, false, err
-	}
-	var t0 *txn
-	err = f.updateCampaigns(ctx, func(t *txn) error {
-		t0 = t
-		campaigns, err := f.unsettled(t)
-		if err != nil {
-			return err
-		}
-		for _, c := range campaigns {
-			if err := f.advance(t, c); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return false, false, err
-	}
-	return len(t0.bumped) > 0, t0.wakeup, nil
-}
-
-// unsettled returns the campaigns that may still move (moving), whole. A
-// campaign that may not never will again: the scheduler remembers it
-// (settled) and reads no more of it than its header, so that an advance
-// costs the campaigns under way, not every campaign ever run.
-func (f *Fabric) unsettled(tx forewarn.Tx) ([]*forewarn.Campaign, error) {
-	headers, err := tx.CampaignHeaders()
-	if err != nil {
-		return nil, err
-	}
-	var out []*forewarn.Campaign
-	for _, h := range headers {
-		if _, ok := f.settled.Load(h.ID); ok {
-			continue
-		}
-		c, err := tx.Campaign(h.ID)
-		if err != nil {
-			return nil, err
-		}
-		if !moving(c) {
-			f.settled.Store(c.ID, true)
-			continue
-		}
-		out = append(out, c)
-	}
-	return out, nil
-}
-
-// updateCampaigns runs an update that advances campaigns, halving the
-// number of scopes an advance schedules while the store finds the
-// transaction too large (etcd's --max-txn-ops), down to one. The size that
-// fits is kept for the campaigns that follow.
-func (f *Fabric) updateCampaigns(ctx context.Context, fn func(*txn) error) error {
-	for {
-		batch := f.advanceBatch.Load()
-		err := f.update(ctx, fn)
-		if !errors.Is(err, forewarn.ErrTooLarge) || batch <= 1 {
-			return err
-		}
-		f.shrink(&f.advanceBatch, batch, batch, "scopes of a campaign", err)
-	}
-}
-
-// shrink halves a batch size that made a transaction of tried items too
-// large for the store (etcd's --max-txn-ops): to half of what was tried,
-// which a batch of fewer items than its size tried. Another transaction
-// may have shrunk it already.
-func (f *Fabric) shrink(size *atomic.Int64, was, tried int64, what string, err error) {
-	if next := min(was, tried) / 2; next >= 1 && size.CompareAndSwap(was, next) {
-		f.log.Info("a transaction was too large for the store: taking fewer "+what+" a transaction"+
-			" (etcd's --max-txn-ops bounds it)", "batch", next, "err", err)
-	}
 }

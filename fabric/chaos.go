@@ -8,8 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/forewarn/forewarn"
 	"github.com/google/uuid"
+
+	"github.com/forewarn/forewarn"
 )
 
 // maxChaos bounds how long a fault lasts.
@@ -116,7 +117,7 @@ func putChaos(t *txn, rules []*forewarn.ChaosRule) error {
 	if err != nil {
 		return err
 	}
-	t.chaos = &rules
+	t.changes.chaos = &rules
 	return t.PutMeta(metaChaos, b)
 }
 

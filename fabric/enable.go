@@ -3,7 +3,6 @@ package fabric
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"time"
 
@@ -23,17 +22,17 @@ const enableFlushEvery = time.Minute
 // scope: when one was last seen, and what the store holds.
 type enabling struct {
 	mu      sync.Mutex
-	seen    map[string]time.Time // scope key -> last request
-	stored  map[string]time.Time // scope key -> LastSeen in the store
-	created map[string]time.Time // scope key -> CreatedAt of the scope stored is of
+	seen    map[forewarn.Key]time.Time // scope -> last request
+	stored  map[forewarn.Key]time.Time // scope -> LastSeen in the store
+	created map[forewarn.Key]time.Time // scope -> CreatedAt of the scope stored is of
 }
 
 func newEnabling() enabling {
-	return enabling{seen: map[string]time.Time{}, stored: map[string]time.Time{}, created: map[string]time.Time{}}
+	return enabling{seen: map[forewarn.Key]time.Time{}, stored: map[forewarn.Key]time.Time{}, created: map[forewarn.Key]time.Time{}}
 }
 
 // note records a request and returns the LastSeen the store holds, if known.
-func (e *enabling) note(key string, now time.Time) (time.Time, bool) {
+func (e *enabling) note(key forewarn.Key, now time.Time) (time.Time, bool) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.seen[key] = now
@@ -47,7 +46,7 @@ func (e *enabling) note(key string, now time.Time) (time.Time, bool) {
 func (e *enabling) lastSeen(s *forewarn.Scope) time.Time {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	seen := e.seen[strings.ToLower(s.Name)]
+	seen := e.seen[forewarn.KeyOf(s.Name)]
 	if seen.Before(s.CreatedAt) {
 		return time.Time{}
 	}
@@ -64,7 +63,7 @@ func (e *enabling) lastSeen(s *forewarn.Scope) time.Time {
 // deleted scope learnt, should it come after the new one's (a flush or an
 // enable that committed before the scope was created again, and learns
 // after the lock of the commit is released).
-func (e *enabling) learnStored(key string, s *forewarn.Scope) {
+func (e *enabling) learnStored(key forewarn.Key, s *forewarn.Scope) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if s.CreatedAt.Before(e.created[key]) {
@@ -85,7 +84,7 @@ func (e *enabling) learnStored(key string, s *forewarn.Scope) {
 
 // forget drops what is known of a deleted scope's requests: a scope created
 // again under its name starts anew (DESIGN.md, invariant 8).
-func (e *enabling) forget(key string) {
+func (e *enabling) forget(key forewarn.Key) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	delete(e.seen, key)
@@ -94,10 +93,10 @@ func (e *enabling) forget(key string) {
 }
 
 // unstored returns the requests seen since the store was last told.
-func (e *enabling) unstored() map[string]time.Time {
+func (e *enabling) unstored() map[forewarn.Key]time.Time {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	out := map[string]time.Time{}
+	out := map[forewarn.Key]time.Time{}
 	for key, seen := range e.seen {
 		if seen.After(e.stored[key]) {
 			out[key] = seen
@@ -155,7 +154,7 @@ func (f *Fabric) enabled(s *forewarn.Scope, now time.Time) bool {
 // shows when it came).
 func (f *Fabric) enable(ctx context.Context, scope string) error {
 	now := f.clock.Now()
-	key := strings.ToLower(scope)
+	key := forewarn.KeyOf(scope)
 	if stored, ok := f.enabling.note(key, now); ok && now.Sub(stored) < f.cfg.EnableIdle {
 		return nil
 	}
@@ -198,11 +197,11 @@ func (f *Fabric) flushEnabling(ctx context.Context) error {
 	if len(pending) == 0 {
 		return nil
 	}
-	stored := map[string]*forewarn.Scope{}
+	stored := map[forewarn.Key]*forewarn.Scope{}
 	err := f.update(ctx, func(t *txn) error {
 		clear(stored)
 		for key, seen := range pending {
-			s, err := t.Scope(key)
+			s, err := t.Scope(string(key))
 			if errors.Is(err, forewarn.ErrNotFound) {
 				continue
 			} else if err != nil {

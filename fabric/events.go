@@ -2,7 +2,6 @@ package fabric
 
 import (
 	"context"
-	"strings"
 
 	"github.com/forewarn/forewarn"
 )
@@ -45,7 +44,7 @@ func (f *Fabric) Event(ctx context.Context, id string) (*forewarn.Event, error) 
 	var e *forewarn.Event
 	err := f.view(ctx, func(tx forewarn.Tx) error {
 		var err error
-		e, err = tx.Event(strings.ToLower(id))
+		e, err = tx.Event(id)
 		return err
 	})
 	return e, err
@@ -67,7 +66,7 @@ func (f *Fabric) Approve(ctx context.Context, id string) (*forewarn.Event, error
 	var e *forewarn.Event
 	err := f.update(ctx, func(t *txn) error {
 		var err error
-		if e, err = t.Event(strings.ToLower(id)); err != nil {
+		if e, err = t.Event(id); err != nil {
 			return err
 		}
 		return f.approve(t, e, forewarn.ApprovedByAdmin)
@@ -80,7 +79,7 @@ func (f *Fabric) Cancel(ctx context.Context, id string) (*forewarn.Event, error)
 	var e *forewarn.Event
 	err := f.update(ctx, func(t *txn) error {
 		var err error
-		if e, err = t.Event(strings.ToLower(id)); err != nil {
+		if e, err = t.Event(id); err != nil {
 			return err
 		}
 		if e.Status == forewarn.Started {
@@ -106,13 +105,13 @@ func (f *Fabric) approveFor(t *txn, vmName string, ids []string) error {
 	if err != nil {
 		return err
 	}
-	byID := make(map[string]*forewarn.Event, len(events))
+	byID := make(map[forewarn.Key]*forewarn.Event, len(events))
 	for _, e := range events {
-		byID[e.ID] = e
+		byID[forewarn.KeyOf(e.ID)] = e
 	}
 	chosen := make([]*forewarn.Event, 0, len(ids))
 	for _, id := range ids {
-		e, ok := byID[strings.ToLower(id)]
+		e, ok := byID[forewarn.KeyOf(id)]
 		if !ok {
 			return forewarn.Errorf(forewarn.ErrInvalid,
 				"EventId %q is not an event of this VM's scope", id)
@@ -125,4 +124,37 @@ func (f *Fabric) approveFor(t *txn, vmName string, ids []string) error {
 		}
 	}
 	return nil
+}
+
+// Resolve settles a started event: complete it, or run the actuator again
+// on the VMs it failed on.
+func (f *Fabric) Resolve(ctx context.Context, id string, r forewarn.Resolution) (*forewarn.Event, error) {
+	if r.Action != forewarn.ResolveComplete && r.Action != forewarn.ResolveRetry {
+		return nil, forewarn.Errorf(forewarn.ErrInvalid, "invalid action %q: want complete or retry", r.Action)
+	}
+	var e *forewarn.Event
+	err := f.update(ctx, func(t *txn) error {
+		var err error
+		if e, err = t.Event(id); err != nil {
+			return err
+		}
+		if e.Status != forewarn.Started {
+			return forewarn.Errorf(forewarn.ErrConflict, "event %s has not started: approve or cancel it instead", e.ID)
+		}
+		if r.Action == forewarn.ResolveComplete {
+			if len(e.Failed) == 0 && !r.Force {
+				return forewarn.Errorf(forewarn.ErrConflict,
+					"event %s has no failed actuation to resolve: it completes by itself once its actuator is done"+
+						" (to cut it short, force it: maintenance resolve --complete --force)", e.ID)
+			}
+			return f.complete(t, e)
+		}
+		if len(e.Failed) == 0 {
+			return forewarn.Errorf(forewarn.ErrConflict, "event %s has no failed VM to retry", e.ID)
+		}
+		e.Failed = nil
+		t.changes.wakeup = true
+		return t.PutEvent(e)
+	})
+	return e, err
 }

@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/forewarn/forewarn"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/forewarn/forewarn"
 )
 
 // Config is what a Fabric needs. Zero fields take the defaults of DESIGN.md.
@@ -63,21 +62,21 @@ type Fabric struct {
 	// of their commits.
 	mu        lock
 	publisher forewarn.Publisher
-	// published holds the scopes published, by lowercased name, and
+	// published holds the names of the scopes published, by key, and
 	// inFlight the events in flight of each, as last published, for the
 	// scheduler (pending).
-	published map[string]string
-	inFlight  map[string]scopeEvents
+	published map[forewarn.Key]string
+	inFlight  map[forewarn.Key]scopeEvents
 	// shownEnabled holds the published scopes that were shown enabled,
 	// so that one whose requests stop is published again once it is not
 	// (publishLapsed).
-	shownEnabled map[string]*forewarn.Scope
+	shownEnabled map[forewarn.Key]*forewarn.Scope
 	wake         chan struct{}
 	// wholeRead is the last read of every scope, while nothing was
-	// published since (PublishTo hands it on rather than read again), and
+	// published since (PublishTo publishes it rather than read again), and
 	// readRev the store revision it read at, if the store tells it (follow
 	// watches from there rather than read again); f.mu guards both.
-	wholeRead *txn
+	wholeRead *changes
 	readRev   int64
 
 	enabling enabling
@@ -134,9 +133,9 @@ func New(ctx context.Context, cfg Config) (*Fabric, error) {
 		metrics:      newMetrics(cfg.Registerer),
 		mu:           make(lock, 1),
 		wake:         make(chan struct{}, 1),
-		published:    map[string]string{},
-		inFlight:     map[string]scopeEvents{},
-		shownEnabled: map[string]*forewarn.Scope{},
+		published:    map[forewarn.Key]string{},
+		inFlight:     map[forewarn.Key]scopeEvents{},
+		shownEnabled: map[forewarn.Key]*forewarn.Scope{},
 		enabling:     newEnabling(),
 		acts:         actuations{running: map[runKey]context.CancelFunc{}, wanted: map[runKey]bool{}},
 	}
@@ -183,14 +182,15 @@ func (f *Fabric) update(ctx context.Context, fn func(*txn) error) error {
 		if err := fn(t); err != nil {
 			return err
 		}
-		return t.collect()
+		return t.changes.collect(t.readCache)
 	})
 	f.metrics.observeStore("update", start)
 	if err != nil {
 		return err
 	}
-	f.publish(t)
-	if t.wakeup || len(t.touched) > 0 || len(t.deleted) > 0 {
+	c := t.changes
+	f.publish(c)
+	if c.wakeup || len(c.touched) > 0 || len(c.deleted) > 0 {
 		f.poke()
 	}
 	return nil
@@ -202,124 +202,4 @@ func (f *Fabric) poke() {
 	case f.wake <- struct{}{}:
 	default:
 	}
-}
-
-// lock is a mutex whose waiters can give up when their context ends.
-type lock chan struct{}
-
-func (l lock) Lock()   { l <- struct{}{} }
-func (l lock) Unlock() { <-l }
-
-// LockContext locks l, or returns ctx's error if it ends first.
-func (l lock) LockContext(ctx context.Context) error {
-	select {
-	case l <- struct{}{}:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// scopeEvents are the events in flight of a scope at an incarnation.
-type scopeEvents struct {
-	incarnation int64
-	events      []*forewarn.Event
-}
-
-// keepEvents records a scope's events in flight for the scheduler, unless
-// it already has a newer incarnation's; f.mu is held.
-func (f *Fabric) keepEvents(key string, s scopeEvents) {
-	if cur, ok := f.inFlight[key]; !ok || s.incarnation >= cur.incarnation {
-		f.inFlight[key] = s
-	}
-}
-
-// publish hands the snapshots collected by a committed transaction to the
-// publisher, the metrics and the scheduler (inFlight, which keeps the
-// newest incarnation, as the metadata endpoint does); f.mu is held.
-func (f *Fabric) publish(t *txn) {
-	f.wholeRead = nil
-	for _, name := range t.removed {
-		delete(f.published, strings.ToLower(name))
-		delete(f.inFlight, strings.ToLower(name))
-		delete(f.shownEnabled, strings.ToLower(name))
-		f.enabling.forget(strings.ToLower(name))
-		f.metrics.setScope(name, nil)
-		if f.publisher != nil {
-			f.publisher.RemoveScope(name)
-		}
-	}
-	for _, snap := range t.snapshots {
-		// Whether the scope gets notice, as Scopes shows it, for the
-		// dashboard; it is as of this change.
-		snap.Scope.Enabled = f.enabled(snap.Scope, t.now)
-		key := strings.ToLower(snap.Scope.Name)
-		if snap.Scope.Enabled {
-			f.shownEnabled[key] = snap.Scope
-		} else {
-			delete(f.shownEnabled, key)
-		}
-		f.published[key] = snap.Scope.Name
-		f.keepEvents(key, scopeEvents{snap.Scope.Incarnation, snap.Events})
-		f.enabling.learnStored(key, snap.Scope)
-		f.metrics.setScope(snap.Scope.Name, snap.Events)
-		if f.publisher != nil {
-			f.publisher.PublishScope(snap)
-		}
-	}
-	for key, s := range t.events {
-		f.keepEvents(key, s)
-	}
-	// A campaign may move on when an event ends, a campaign or a scope
-	// changes, or an event that deletes its VMs starts: a campaign does not
-	// wait for VMs being deleted (domainVMs).
-	if t.eventEnded || len(t.campaigns) > 0 || len(t.removed) > 0 || slices.ContainsFunc(t.started, deletesVMs) {
-		f.campaignsDue.Store(true)
-	}
-	if t.chaos != nil && f.publisher != nil {
-		f.publisher.PublishChaos(*t.chaos)
-	}
-	if cp, ok := f.publisher.(forewarn.CampaignPublisher); ok {
-		for _, c := range lastOfEach(t.campaigns) {
-			cp.PublishCampaign(c)
-		}
-	}
-	f.metrics.record(t)
-}
-
-// lastOfEach returns the last of the campaigns with each ID, in the order
-// of their first appearance: a transaction may note a campaign each time it
-// stores it.
-func lastOfEach(campaigns []*forewarn.Campaign) []*forewarn.Campaign {
-	index := make(map[string]int, len(campaigns))
-	var out []*forewarn.Campaign
-	for _, c := range campaigns {
-		if i, ok := index[c.ID]; ok {
-			out[i] = c
-			continue
-		}
-		index[c.ID] = len(out)
-		out = append(out, c)
-	}
-	return out
-}
-
-// PublishTo makes p receive the state of every scope now and after every
-// change from now on; a CampaignPublisher also receives every campaign.
-func (f *Fabric) PublishTo(ctx context.Context, p forewarn.Publisher) error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.publisher = p
-	if t := f.wholeRead; t != nil { // New's, and nothing changed here since
-		f.publish(t)
-		return nil
-	}
-	return f.publishAll(ctx)
-}
-
-// publishAll publishes every scope, the chaos rules and the campaigns'
-// metrics, and removes the scopes published before that are gone; f.mu is
-// held.
-func (f *Fabric) publishAll(ctx context.Context) error {
-	return f.refreshLocked(ctx, forewarn.Change{All: true})
 }

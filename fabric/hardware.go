@@ -4,8 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/forewarn/forewarn"
 	"github.com/google/uuid"
+
+	"github.com/forewarn/forewarn"
 )
 
 // The descriptions of platform events (SPEC.md 10).
@@ -28,7 +29,7 @@ func (f *Fabric) Fail(ctx context.Context, vmName string) (*forewarn.Event, erro
 		}
 		e = platformEvent(t, forewarn.Reboot, vm, descRepair, -1)
 		e.Operation = forewarn.OpFail
-		t.created = append(t.created, e)
+		t.changes.created = append(t.changes.created, e)
 		return f.start(t, e)
 	})
 	return e, err

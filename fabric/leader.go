@@ -2,37 +2,9 @@ package fabric
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"time"
 
 	"github.com/forewarn/forewarn"
 )
-
-// completeReplica fills in what r leaves out: the host, the process, the
-// start and an ID made of the host and the process.
-func completeReplica(r forewarn.Replica, now time.Time) forewarn.Replica {
-	if r.Host == "" {
-		host, err := os.Hostname()
-		if err != nil || host == "" {
-			host = "unknown-host"
-		}
-		r.Host = host
-	}
-	if r.PID == 0 {
-		r.PID = os.Getpid()
-	}
-	if r.ID == "" {
-		r.ID = fmt.Sprintf("%s-%d", r.Host, r.PID)
-	}
-	if r.Started.IsZero() {
-		r.Started = now
-	}
-	return r
-}
-
-// Replica returns this replica, as forewarn status shows it.
-func (f *Fabric) Replica() forewarn.Replica { return f.cfg.Replica }
 
 // lead runs the time-driven work of the fabric while this replica leads,
 // campaigning again whenever it loses the lead, and stores the enabling

@@ -14,7 +14,7 @@ import (
 // completes (finish).
 func (f *Fabric) start(t *txn, e *forewarn.Event) error {
 	if e.ApprovedBy == "" && !e.NotBefore.IsZero() { // started by its time
-		t.lateStarts = append(t.lateStarts, t.now.Sub(e.NotBefore))
+		t.changes.lateStarts = append(t.changes.lateStarts, t.now.Sub(e.NotBefore))
 	}
 	e.Status = forewarn.Started
 	e.NotBefore = time.Time{}
@@ -27,7 +27,7 @@ func (f *Fabric) start(t *txn, e *forewarn.Event) error {
 	if err := f.restate(t, e.Scope, e.Resources); err != nil {
 		return err
 	}
-	t.started = append(t.started, e)
+	t.changes.started = append(t.changes.started, e)
 	return t.eventsChanged(e.Scope)
 }
 
@@ -39,7 +39,7 @@ func (f *Fabric) approve(t *txn, e *forewarn.Event, by string) error {
 	}
 	e.ApprovedBy = by
 	e.ApprovedAt = t.now
-	t.approvals = append(t.approvals, by)
+	t.changes.approvals = append(t.changes.approvals, by)
 	return f.start(t, e)
 }
 
@@ -87,7 +87,7 @@ func (f *Fabric) end(t *txn, e *forewarn.Event, outcome forewarn.Outcome) error 
 	if err := t.AppendHistory(e, t.historyKeep); err != nil {
 		return fmt.Errorf("history of event %s: %w", e.ID, err)
 	}
-	t.ended = append(t.ended, e)
+	t.changes.ended = append(t.changes.ended, e)
 	return t.eventsChanged(e.Scope)
 }
 

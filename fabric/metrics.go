@@ -4,8 +4,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/forewarn/forewarn"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/forewarn/forewarn"
 )
 
 // metrics are the fabric's Prometheus metrics.
@@ -105,7 +106,7 @@ func (m *metrics) observeStore(op string, start time.Time) {
 }
 
 // record counts what a committed transaction did.
-func (m *metrics) record(t *txn) {
+func (m *metrics) record(t *changes) {
 	for _, e := range t.created {
 		m.created.WithLabelValues(string(e.Type), string(e.Source)).Inc()
 	}

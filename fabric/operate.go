@@ -5,8 +5,9 @@ import (
 
 	"context"
 
-	"github.com/forewarn/forewarn"
 	"github.com/google/uuid"
+
+	"github.com/forewarn/forewarn"
 )
 
 // Operate runs a user operation on a VM and returns the event it created.
@@ -83,7 +84,7 @@ func (f *Fabric) checkOperation(t *txn, op forewarn.Operation, vm *forewarn.VM, 
 // schedule adds a new event with the given notice (unscaled), or starts it at once if
 // its scope has not enabled Scheduled Events (SPEC.md 9).
 func (f *Fabric) schedule(t *txn, e *forewarn.Event, scope *forewarn.Scope, notice time.Duration) error {
-	t.created = append(t.created, e)
+	t.changes.created = append(t.changes.created, e)
 	if !f.enabled(scope, t.now) {
 		return f.start(t, e)
 	}

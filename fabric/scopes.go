@@ -5,7 +5,6 @@ import (
 	"errors"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -194,5 +193,5 @@ func leaveScope(t *txn, scope string) error {
 
 // incarnationKey is the meta key of a deleted scope's last incarnation.
 func incarnationKey(scope string) string {
-	return "last-incarnation/" + strings.ToLower(scope)
+	return "last-incarnation/" + string(forewarn.KeyOf(scope))
 }

@@ -3,6 +3,7 @@ package fabric
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -67,3 +68,28 @@ func (f *Fabric) join(ctx context.Context) <-chan struct{} {
 	}()
 	return done
 }
+
+// completeReplica fills in what r leaves out: the host, the process, the
+// start and an ID made of the host and the process.
+func completeReplica(r forewarn.Replica, now time.Time) forewarn.Replica {
+	if r.Host == "" {
+		host, err := os.Hostname()
+		if err != nil || host == "" {
+			host = "unknown-host"
+		}
+		r.Host = host
+	}
+	if r.PID == 0 {
+		r.PID = os.Getpid()
+	}
+	if r.ID == "" {
+		r.ID = fmt.Sprintf("%s-%d", r.Host, r.PID)
+	}
+	if r.Started.IsZero() {
+		r.Started = now
+	}
+	return r
+}
+
+// Replica returns this replica, as forewarn status shows it.
+func (f *Fabric) Replica() forewarn.Replica { return f.cfg.Replica }

@@ -79,44 +79,47 @@ func (f *Fabric) refresh(ctx context.Context, c forewarn.Change) error {
 // refreshLocked is refresh with f.mu held. With c.All it reads every scope
 // stored or published.
 func (f *Fabric) refreshLocked(ctx context.Context, c forewarn.Change) error {
-	var t *txn
+	var (
+		read *readCache
+		out  *changes
+	)
 	err := f.view(ctx, func(tx forewarn.Tx) error {
-		t = newTxn(tx, f.clock.Now(), f.cfg.HistoryKeep)
+		read, out = newReadCache(tx), newChanges(f.clock.Now())
 		scopes := c.Scopes
 		if c.All {
-			stored, err := t.readAll()
+			stored, err := read.readAll()
 			if err != nil {
 				return err
 			}
 			scopes = append(slices.Collect(maps.Values(f.published)), stored...)
 		}
 		if !c.All {
-			if err := t.prefetch(scopes); err != nil {
+			if err := read.prefetch(scopes); err != nil {
 				return err
 			}
 		}
 		for _, name := range scopes {
-			_, err := t.Scope(name)
+			_, err := read.Scope(name)
 			switch {
 			case errors.Is(err, forewarn.ErrNotFound):
-				t.scopeDeleted(name)
+				out.scopeDeleted(name)
 			case err != nil:
 				return err
 			default:
-				t.touch(name)
+				out.touch(name)
 			}
 		}
 		if c.All || slices.Contains(c.Meta, metaChaos) {
-			rules, err := chaosRules(tx, t.now)
+			rules, err := chaosRules(tx, out.now)
 			if err != nil {
 				return err
 			}
-			t.chaos = &rules
+			out.chaos = &rules
 		}
 		switch {
 		case c.All || (c.Campaigns && len(c.CampaignIDs) == 0):
 			var err error
-			if t.campaigns, err = tx.Campaigns(); err != nil {
+			if out.campaigns, err = tx.Campaigns(); err != nil {
 				return err
 			}
 		case c.Campaigns:
@@ -127,18 +130,18 @@ func (f *Fabric) refreshLocked(ctx context.Context, c forewarn.Change) error {
 				} else if err != nil {
 					return err
 				}
-				t.campaigns = append(t.campaigns, campaign)
+				out.campaigns = append(out.campaigns, campaign)
 			}
 		}
-		return t.collect()
+		return out.collect(read)
 	})
 	if err != nil {
 		return fmt.Errorf("refresh: %w", err)
 	}
-	f.publish(t)
+	f.publish(out)
 	if c.All {
-		f.wholeRead = t
-		if r, ok := t.Tx.(revisioned); ok {
+		f.wholeRead = out
+		if r, ok := read.Tx.(revisioned); ok {
 			f.readRev = r.Revision()
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/internal/yamlmsg"
 )
 
@@ -16,8 +17,8 @@ type parser struct {
 	problems []Problem
 	// Names and addresses declared so far, by lower-case name and by
 	// canonical address, for the checks across the file.
-	vms    map[string]declared
-	scopes map[string]declared
+	vms    map[forewarn.Key]declared
+	scopes map[forewarn.Key]declared
 	addrs  map[string]declared
 }
 
@@ -30,8 +31,8 @@ type declared struct {
 func newParser(name string) *parser {
 	return &parser{
 		name:   name,
-		vms:    map[string]declared{},
-		scopes: map[string]declared{},
+		vms:    map[forewarn.Key]declared{},
+		scopes: map[forewarn.Key]declared{},
 		addrs:  map[string]declared{},
 	}
 }

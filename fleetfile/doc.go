@@ -63,4 +63,8 @@
 // makes the changes in the order Plan lists them; if a call fails midway it
 // returns the changes made so far with the error. The fleet may change
 // between the plan and the calls: the server's own checks still hold then.
+//
+// ApplyRetrying is Apply as serve does it at start with --fleet: without
+// pruning, logging what changed, and planning again when another replica
+// starting with the same file created a scope or VM first.
 package fleetfile

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -134,7 +133,7 @@ func (f *testFleet) names(tb testing.TB, kind string) []string {
 			out = append(out, vm.Name)
 		}
 	}
-	slices.SortFunc(out, func(a, b string) int { return strings.Compare(key(a), key(b)) })
+	slices.SortFunc(out, forewarn.CompareNames)
 	return out
 }
 

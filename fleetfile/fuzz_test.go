@@ -22,7 +22,7 @@ func FuzzParse(f *testing.F) {
 			checkParseError(t, data, err)
 			return
 		}
-		c := fileChecker{t: t, names: map[string]bool{}, addrs: map[string]bool{}}
+		c := fileChecker{t: t, names: map[forewarn.Key]bool{}, addrs: map[string]bool{}}
 		for _, s := range file.Scopes {
 			if !forewarn.ValidName(s.Spec.Name) {
 				t.Fatalf("scope name %q passed", s.Spec.Name)
@@ -54,17 +54,18 @@ func checkParseError(t *testing.T, data []byte, err error) {
 
 // fileChecker checks the VMs of an accepted file, across the file.
 type fileChecker struct {
-	t            *testing.T
-	names, addrs map[string]bool
+	t     *testing.T
+	names map[forewarn.Key]bool
+	addrs map[string]bool
 }
 
 // vm checks one VM of a scope with uds update and fds fault domains.
 func (c fileChecker) vm(vm VM, uds, fds int) {
 	c.t.Helper()
-	if !forewarn.ValidName(vm.Spec.Name) || c.names[key(vm.Spec.Name)] {
+	if !forewarn.ValidName(vm.Spec.Name) || c.names[forewarn.KeyOf(vm.Spec.Name)] {
 		c.t.Fatalf("vm name %q passed", vm.Spec.Name)
 	}
-	c.names[key(vm.Spec.Name)] = true
+	c.names[forewarn.KeyOf(vm.Spec.Name)] = true
 	if d := vm.Spec.UpdateDomain; d != nil && (*d < 0 || *d >= uds) {
 		c.t.Fatalf("update domain %d of %d passed", *d, uds)
 	}

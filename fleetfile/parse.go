@@ -1,10 +1,9 @@
 package fleetfile
 
 import (
-	"strings"
+	"gopkg.in/yaml.v3"
 
 	"github.com/forewarn/forewarn"
-	"gopkg.in/yaml.v3"
 
 	"github.com/forewarn/forewarn/internal/yamlmsg"
 )
@@ -84,7 +83,7 @@ func (p *parser) vm(it item, scope string, uds, fds int) VM {
 
 // declName reads the name of a scope or VM and checks that it is valid and
 // not declared before among seen.
-func (p *parser) declName(fs map[string]*yaml.Node, it item, what string, seen map[string]declared) string {
+func (p *parser) declName(fs map[string]*yaml.Node, it item, what string, seen map[forewarn.Key]declared) string {
 	path := join(it.path, "name")
 	n := fs["name"]
 	if n == nil {
@@ -99,7 +98,7 @@ func (p *parser) declName(fs map[string]*yaml.Node, it item, what string, seen m
 		p.addf(n, path, "%s is not a valid name: want 1 to 64 letters, digits, '-', '_' or '.'", yamlmsg.Quote(name))
 		return name
 	}
-	key := strings.ToLower(name)
+	key := forewarn.KeyOf(name)
 	if d, dup := seen[key]; dup {
 		p.addf(n, path, "%s %q is declared twice: also as %q at line %d (names are case-insensitive)",
 			what, name, d.name, d.line)
@@ -115,7 +114,7 @@ func (p *parser) standalone(n *yaml.Node, path, name string) {
 	if name == "" || !forewarn.ValidName(name) {
 		return
 	}
-	if d, taken := p.scopes[strings.ToLower(name)]; taken {
+	if d, taken := p.scopes[forewarn.KeyOf(name)]; taken {
 		p.addf(n, path, "standalone vm %q has the name of scope %q at line %d: "+
 			"a standalone VM's own scope is named after it", name, d.name, d.line)
 	}

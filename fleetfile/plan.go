@@ -56,35 +56,35 @@ func (st *state) prune(f *File) []step {
 	scopes, vms := f.names()
 	var steps []step
 	for _, vm := range st.sortedVMs() {
-		if vms[key(vm.Name)] || forewarn.SameName(vm.Scope, defaultScope) {
+		if vms[forewarn.KeyOf(vm.Name)] || forewarn.SameName(vm.Scope, defaultScope) {
 			continue
 		}
 		steps = append(steps, deleteVM(vm, st.standalone(vm)))
 		st.removeVM(vm)
 	}
 	for _, s := range st.sortedScopes() {
-		if scopes[key(s.Name)] || s.Kind == forewarn.Standalone ||
+		if scopes[forewarn.KeyOf(s.Name)] || s.Kind == forewarn.Standalone ||
 			forewarn.SameName(s.Name, defaultScope) || st.populated(s.Name) {
 			continue
 		}
 		steps = append(steps, deleteScope(s))
-		delete(st.scopes, key(s.Name))
+		delete(st.scopes, forewarn.KeyOf(s.Name))
 	}
 	return steps
 }
 
 // names returns the lower-case names of the scopes and of the VMs the file
 // declares.
-func (f *File) names() (scopes, vms map[string]bool) {
-	scopes, vms = map[string]bool{}, map[string]bool{}
+func (f *File) names() (scopes, vms map[forewarn.Key]bool) {
+	scopes, vms = map[forewarn.Key]bool{}, map[forewarn.Key]bool{}
 	for _, s := range f.Scopes {
-		scopes[key(s.Spec.Name)] = true
+		scopes[forewarn.KeyOf(s.Spec.Name)] = true
 		for _, vm := range s.VMs {
-			vms[key(vm.Spec.Name)] = true
+			vms[forewarn.KeyOf(vm.Spec.Name)] = true
 		}
 	}
 	for _, vm := range f.VMs {
-		vms[key(vm.Spec.Name)] = true
+		vms[forewarn.KeyOf(vm.Spec.Name)] = true
 	}
 	return scopes, vms
 }
@@ -92,7 +92,7 @@ func (f *File) names() (scopes, vms map[string]bool) {
 // scopeStep plans a declared scope.
 func (st *state) scopeStep(s Scope) step {
 	c := Change{Kind: KindScope, Name: s.Spec.Name}
-	have := st.scopes[key(s.Spec.Name)]
+	have := st.scopes[forewarn.KeyOf(s.Spec.Name)]
 	if have == nil {
 		c.Action, c.Detail = ActionCreate, describeScope(s.Spec)
 		spec := s.Spec

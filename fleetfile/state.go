@@ -16,8 +16,8 @@ const defaultScope = "default"
 // state is the fleet as the server has it, by lower-case name, changed as
 // the plan goes to what it will be after the steps planned so far.
 type state struct {
-	scopes map[string]*forewarn.Scope
-	vms    map[string]*forewarn.VM
+	scopes map[forewarn.Key]*forewarn.Scope
+	vms    map[forewarn.Key]*forewarn.VM
 	// owners are the VMs by canonical address.
 	owners map[string]*forewarn.VM
 }
@@ -33,15 +33,15 @@ func loadState(ctx context.Context, fleet forewarn.Fleet) (*state, error) {
 		return nil, fmt.Errorf("list vms: %w", err)
 	}
 	st := &state{
-		scopes: make(map[string]*forewarn.Scope, len(scopes)),
-		vms:    make(map[string]*forewarn.VM, len(vms)),
+		scopes: make(map[forewarn.Key]*forewarn.Scope, len(scopes)),
+		vms:    make(map[forewarn.Key]*forewarn.VM, len(vms)),
 		owners: map[string]*forewarn.VM{},
 	}
 	for _, s := range scopes {
-		st.scopes[key(s.Name)] = s
+		st.scopes[forewarn.KeyOf(s.Name)] = s
 	}
 	for _, vm := range vms {
-		st.vms[key(vm.Name)] = vm
+		st.vms[forewarn.KeyOf(vm.Name)] = vm
 		for _, a := range vm.Addresses {
 			st.owners[canonical(a)] = vm
 		}
@@ -52,21 +52,21 @@ func loadState(ctx context.Context, fleet forewarn.Fleet) (*state, error) {
 // removeVM forgets a VM that is to be deleted, and its scope if that was
 // the VM's own.
 func (st *state) removeVM(vm *forewarn.VM) {
-	delete(st.vms, key(vm.Name))
+	delete(st.vms, forewarn.KeyOf(vm.Name))
 	for _, a := range vm.Addresses {
 		if st.owners[canonical(a)] == vm {
 			delete(st.owners, canonical(a))
 		}
 	}
 	if st.standalone(vm) {
-		delete(st.scopes, key(vm.Scope))
+		delete(st.scopes, forewarn.KeyOf(vm.Scope))
 	}
 }
 
 // standalone reports whether the server has vm standing alone in its own
 // scope.
 func (st *state) standalone(vm *forewarn.VM) bool {
-	s := st.scopes[key(vm.Scope)]
+	s := st.scopes[forewarn.KeyOf(vm.Scope)]
 	return s != nil && s.Kind == forewarn.Standalone
 }
 
@@ -87,10 +87,10 @@ func (st *state) sortedVMs() []*forewarn.VM {
 		out = append(out, vm)
 	}
 	slices.SortFunc(out, func(a, b *forewarn.VM) int {
-		if c := strings.Compare(key(a.Scope), key(b.Scope)); c != 0 {
+		if c := forewarn.CompareNames(a.Scope, b.Scope); c != 0 {
 			return c
 		}
-		return strings.Compare(key(a.Name), key(b.Name))
+		return forewarn.CompareNames(a.Name, b.Name)
 	})
 	return out
 }
@@ -101,12 +101,9 @@ func (st *state) sortedScopes() []*forewarn.Scope {
 	for _, s := range st.scopes {
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b *forewarn.Scope) int { return strings.Compare(key(a.Name), key(b.Name)) })
+	slices.SortFunc(out, func(a, b *forewarn.Scope) int { return forewarn.CompareNames(a.Name, b.Name) })
 	return out
 }
-
-// key is the form of a name that compares case-insensitively.
-func key(name string) string { return strings.ToLower(name) }
 
 // canonical returns the canonical form of an address, or the address as it
 // is if it does not parse.

@@ -16,7 +16,7 @@ const standaloneLabel = "(standalone)"
 
 // vmStep plans a declared VM.
 func (st *state) vmStep(vm VM) step {
-	have := st.vms[key(vm.Spec.Name)]
+	have := st.vms[forewarn.KeyOf(vm.Spec.Name)]
 	if have == nil {
 		return st.createVM(vm)
 	}
@@ -33,7 +33,7 @@ func (st *state) vmStep(vm VM) step {
 func (st *state) createVM(vm VM) step {
 	c := Change{Kind: KindVM, Name: vm.Spec.Name}
 	var clash []string
-	if s := st.scopes[key(vm.Spec.Name)]; vm.Spec.Scope == "" && s != nil {
+	if s := st.scopes[forewarn.KeyOf(vm.Spec.Name)]; vm.Spec.Scope == "" && s != nil {
 		clash = append(clash, fmt.Sprintf(
 			"name: the fleet has a scope %q, and a standalone VM's own scope takes its name", s.Name))
 	}

@@ -32,9 +32,9 @@ type request struct {
 type longPoll struct {
 	// wait is set for wait_for_change=true with a last_etag: a long-poll.
 	wait bool
-	// lastTag is last_etag's opaque part, without quotes.
-	lastTag string
-	timeout time.Duration
+	// lastETag is last_etag's opaque part, without quotes.
+	lastETag string
+	timeout  time.Duration
 }
 
 // admit runs the checks of SPEC.md 1 after path and method, in order:
@@ -126,13 +126,13 @@ func (req *request) parsePoll(q query) *apiError {
 	}
 	if last, ok := q["last_etag"]; ok && wait {
 		req.poll.wait = true
-		req.poll.lastTag = opaqueTag(last)
+		req.poll.lastETag = opaqueETag(last)
 	}
 	return nil
 }
 
-// opaqueTag strips an entity tag's weak prefix and quotes, if it has them.
-func opaqueTag(s string) string {
+// opaqueETag strips an entity tag's weak prefix and quotes, if it has them.
+func opaqueETag(s string) string {
 	s = strings.TrimPrefix(strings.TrimSpace(s), "W/")
 	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
 		return s[1 : len(s)-1]

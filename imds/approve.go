@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"net/http"
-	"strings"
 
 	"github.com/forewarn/forewarn"
 )
@@ -106,7 +105,7 @@ func parseStartRequest(i int, item json.RawMessage) (string, *apiError) {
 	if err := json.Unmarshal(sr.EventId, &id); err != nil || string(sr.EventId) == "null" {
 		return "", badRequest("Bad request. StartRequests[%d].EventId must be a string", i)
 	}
-	return strings.ToLower(id), nil
+	return string(forewarn.KeyOf(id)), nil
 }
 
 // checkIncarnation accepts a number, a string, null or nothing.

@@ -3,7 +3,6 @@ package imds
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -50,7 +49,7 @@ func renderDocument(st *scopeState, v *eventVersion) ([]byte, error) {
 
 func newWireEvent(e *forewarn.Event, v *eventVersion) wireEvent {
 	we := wireEvent{
-		EventId:      strings.ToLower(e.ID),
+		EventId:      string(forewarn.KeyOf(e.ID)),
 		EventType:    e.Type,
 		ResourceType: "VirtualMachine",
 		Resources:    e.Resources,

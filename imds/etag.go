@@ -3,12 +3,12 @@ package imds
 import "strings"
 
 // noneMatch reports whether If-None-Match field values match the entity tag
-// whose opaque part (without quotes) is tag, by the weak comparison of
+// whose opaque part (without quotes) is etag, by the weak comparison of
 // RFC 9110 13.1.2: "*" matches, and so does any listed entity tag, weak or
 // strong, with the same opaque part. An unquoted value never matches.
-func noneMatch(fields []string, tag string) bool {
+func noneMatch(fields []string, etag string) bool {
 	for _, f := range fields {
-		if fieldMatches(f, tag) {
+		if fieldMatches(f, etag) {
 			return true
 		}
 	}
@@ -16,7 +16,7 @@ func noneMatch(fields []string, tag string) bool {
 }
 
 // fieldMatches checks one If-None-Match field value, a comma-separated list.
-func fieldMatches(f, tag string) bool {
+func fieldMatches(f, etag string) bool {
 	for {
 		f = strings.TrimLeft(f, " \t,")
 		if f == "" {
@@ -39,7 +39,7 @@ func fieldMatches(f, tag string) bool {
 		if !found {
 			return false
 		}
-		if opaque == tag {
+		if opaque == etag {
 			return true
 		}
 		f = rest

@@ -13,7 +13,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, req *request)
 	if !ok {
 		return
 	}
-	if req.poll.wait && req.poll.lastTag == c.state.tag {
+	if req.poll.wait && req.poll.lastETag == c.state.etag {
 		var ok bool
 		c, ok = s.hold(r.Context(), req, c)
 		if r.Context().Err() != nil {
@@ -25,8 +25,8 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, req *request)
 		}
 	}
 	st := c.state
-	w.Header()[headerETag] = st.etagValue
-	if !req.poll.wait && noneMatch(r.Header["If-None-Match"], st.tag) {
+	w.Header()[headerETag] = st.etagHeader
+	if !req.poll.wait && noneMatch(r.Header["If-None-Match"], st.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}

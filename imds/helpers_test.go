@@ -41,9 +41,9 @@ type fakeMetadata struct {
 	mu        sync.Mutex
 	approvals []approval
 	enabled   []string
-	// known maps the event ids Approve accepts (lowercase) to their scope,
-	// vmScope the VMs (lowercase) to theirs.
-	known, vmScope map[string]string
+	// known maps the event ids Approve accepts to their scope, vmScope
+	// the VMs to theirs.
+	known, vmScope map[forewarn.Key]forewarn.Key
 	// approveErr and enableErr, if set, are returned by every call.
 	approveErr, enableErr error
 	// hold, if set, is called by Enable, as the first-call delay: it may
@@ -65,7 +65,7 @@ func (m *fakeMetadata) Approve(_ context.Context, vm string, ids []string) error
 		return m.approveErr
 	}
 	for _, id := range ids {
-		if scope, ok := m.known[strings.ToLower(id)]; !ok || scope != m.vmScope[strings.ToLower(vm)] {
+		if scope, ok := m.known[forewarn.KeyOf(id)]; !ok || scope != m.vmScope[forewarn.KeyOf(vm)] {
 			return forewarn.Errorf(forewarn.ErrInvalid, "event %s is not in the document of VM %s", id, vm)
 		}
 	}
@@ -137,7 +137,7 @@ func mustStartEnv(tb testing.TB, opts ...envOption) *env {
 	tb.Helper()
 	e := &env{
 		clock:   clockwork.NewFakeClockAt(epoch),
-		meta:    &fakeMetadata{known: map[string]string{}, vmScope: map[string]string{}},
+		meta:    &fakeMetadata{known: map[forewarn.Key]forewarn.Key{}, vmScope: map[forewarn.Key]forewarn.Key{}},
 		reg:     prometheus.NewRegistry(),
 		clients: map[string]*http.Client{},
 	}
@@ -167,12 +167,12 @@ func mustStartEnv(tb testing.TB, opts ...envOption) *env {
 // events and VMs.
 func (e *env) publish(snap *forewarn.ScopeSnapshot) {
 	e.meta.mu.Lock()
-	scope := strings.ToLower(snap.Scope.Name)
+	scope := forewarn.KeyOf(snap.Scope.Name)
 	for _, ev := range snap.Events {
-		e.meta.known[strings.ToLower(ev.ID)] = scope
+		e.meta.known[forewarn.KeyOf(ev.ID)] = scope
 	}
 	for _, vm := range snap.VMs {
-		e.meta.vmScope[strings.ToLower(vm.Name)] = scope
+		e.meta.vmScope[forewarn.KeyOf(vm.Name)] = scope
 	}
 	e.meta.mu.Unlock()
 	e.srv.PublishScope(snap)

@@ -2,7 +2,6 @@ package imds
 
 import (
 	"net/netip"
-	"strings"
 
 	"github.com/forewarn/forewarn"
 )
@@ -22,7 +21,7 @@ func (s *Server) PublishScope(snap *forewarn.ScopeSnapshot) {
 	for _, a := range bad {
 		s.log.Warn("publish: invalid VM address ignored", "scope", snap.Scope.Name, "address", a)
 	}
-	key := scopeKey(snap.Scope.Name)
+	key := forewarn.KeyOf(snap.Scope.Name)
 
 	s.mu.Lock()
 	old := s.scopes[key]
@@ -47,7 +46,7 @@ func (s *Server) PublishScope(snap *forewarn.ScopeSnapshot) {
 // RemoveScope forgets a scope and its VMs; their addresses stop resolving and
 // long-polls held on the scope answer.
 func (s *Server) RemoveScope(name string) {
-	key := scopeKey(name)
+	key := forewarn.KeyOf(name)
 	s.mu.Lock()
 	old := s.scopes[key]
 	if old != nil {
@@ -95,6 +94,3 @@ func (s *Server) addOwners(st, prev *scopeState) {
 		s.callers.Store(o.addr, caller{vm: o.vm, state: st, rateKey: vmRateKey(o.vm)})
 	}
 }
-
-// scopeKey is the map key of a scope name; names match case-insensitively.
-func scopeKey(name string) string { return strings.ToLower(name) }

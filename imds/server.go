@@ -65,7 +65,7 @@ type Server struct {
 
 	// mu serialises publishing; scopes is read and written under it.
 	mu     sync.Mutex
-	scopes map[string]*scopeState
+	scopes map[forewarn.Key]*scopeState
 	// callers maps each address to its caller (netip.Addr to caller),
 	// written under mu and read without a lock by every request: a
 	// read-mostly sync.Map touches no shared cache line on a read, where
@@ -100,7 +100,7 @@ func New(cfg Config) *Server {
 		location: cfg.Location,
 		log:      cfg.Logger,
 		limiter:  newLimiter(cfg.RateLimit),
-		scopes:   make(map[string]*scopeState),
+		scopes:   make(map[forewarn.Key]*scopeState),
 		rand:     cfg.Rand,
 	}
 	s.done, s.shutdown = context.WithCancel(context.Background())

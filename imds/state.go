@@ -3,7 +3,6 @@ package imds
 import (
 	"net/netip"
 	"strconv"
-	"strings"
 	"sync"
 
 	"github.com/forewarn/forewarn"
@@ -15,12 +14,13 @@ import (
 type scopeState struct {
 	scope  *forewarn.Scope
 	events []*forewarn.Event
-	// tag is the incarnation, the opaque part of the ETag; etagValue is
-	// the ETag header value, quoted (see longPollValue).
-	tag       string
-	etagValue []string
-	owners    []owner
-	changed   chan struct{}
+	// etag is the incarnation, the opaque part of the ETag, and
+	// etagHeader the ETag header's value, quoted and ready-made (see
+	// longPollValue).
+	etag       string
+	etagHeader []string
+	owners     []owner
+	changed    chan struct{}
 	// docs holds one rendered document per api-version of eventVersions.
 	docs []renderedDoc
 }
@@ -55,18 +55,18 @@ func vmRateKey(vm *forewarn.VM) string {
 	if vm.ID != "" {
 		return "vm:" + vm.ID
 	}
-	return "vm:" + strings.ToLower(vm.Name)
+	return "vm:" + string(forewarn.KeyOf(vm.Name))
 }
 
 func newScopeState(snap *forewarn.ScopeSnapshot) (*scopeState, []string) {
-	tag := strconv.FormatInt(snap.Scope.Incarnation, 10)
+	etag := strconv.FormatInt(snap.Scope.Incarnation, 10)
 	st := &scopeState{
-		scope:     snap.Scope,
-		events:    snap.Events,
-		tag:       tag,
-		etagValue: []string{`"` + tag + `"`},
-		changed:   make(chan struct{}),
-		docs:      make([]renderedDoc, len(eventVersions)),
+		scope:      snap.Scope,
+		events:     snap.Events,
+		etag:       etag,
+		etagHeader: []string{`"` + etag + `"`},
+		changed:    make(chan struct{}),
+		docs:       make([]renderedDoc, len(eventVersions)),
 	}
 	var bad []string
 	for _, vm := range snap.VMs {

@@ -12,9 +12,12 @@ import (
 // an Update changes a copy (begin), which copies each part before its first
 // write to it (own...).
 type state struct {
-	tables  map[records.Kind]*table
-	meta    map[string][]byte
-	history [][]byte // JSON of finished events, oldest first
+	tables map[records.Kind]*table
+	meta   map[string][]byte
+	// history is the JSON of the finished events kept, oldest first, and
+	// historyLast the number of the last (records.RawHistory).
+	history     [][]byte
+	historyLast uint64
 
 	// owned says which parts this copy has copied already.
 	owned        map[records.Kind]bool
@@ -25,10 +28,11 @@ type state struct {
 // begin returns a copy of a committed state to write to.
 func (st *state) begin() *state {
 	return &state{
-		tables:  maps.Clone(st.tables),
-		meta:    st.meta,
-		history: st.history,
-		owned:   map[records.Kind]bool{},
+		tables:      maps.Clone(st.tables),
+		meta:        st.meta,
+		history:     st.history,
+		historyLast: st.historyLast,
+		owned:       map[records.Kind]bool{},
 	}
 }
 

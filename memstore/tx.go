@@ -3,9 +3,6 @@ package memstore
 import (
 	"bytes"
 	"errors"
-	"fmt"
-
-	"github.com/segmentio/encoding/json"
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/internal/records"
@@ -99,47 +96,6 @@ func (t *tx) RawDelete(k records.Kind, key string) (bool, error) {
 		return false, nil
 	}
 	return t.state.ownTable(k).delete(key), nil
-}
-
-// AppendHistory adds a finished event, dropping the oldest beyond keep.
-func (t *tx) AppendHistory(e *forewarn.Event, keep int) error {
-	if err := t.check(true); err != nil {
-		return err
-	}
-	if e == nil {
-		return forewarn.Errorf(forewarn.ErrInvalid, "history event is nil")
-	}
-	if keep < 1 {
-		return forewarn.Errorf(forewarn.ErrInvalid, "history must keep at least 1 event, not %d", keep)
-	}
-	data, err := json.Marshal(e)
-	if err != nil {
-		return fmt.Errorf("encode history event %q: %w", e.ID, err)
-	}
-	h := append(t.state.ownHistory(), data)
-	if len(h) > keep {
-		h = h[len(h)-keep:]
-	}
-	t.state.history = h
-	return nil
-}
-
-// History returns up to limit finished events, newest first; all of them
-// if limit is 0 or less.
-func (t *tx) History(limit int) ([]*forewarn.Event, error) {
-	if err := t.check(false); err != nil {
-		return nil, err
-	}
-	h := t.state.history
-	var out []*forewarn.Event
-	for i := len(h) - 1; i >= 0 && (limit <= 0 || len(out) < limit); i-- {
-		e := new(forewarn.Event)
-		if err := json.Unmarshal(h[i], e); err != nil {
-			return nil, fmt.Errorf("decode history entry: %w", err)
-		}
-		out = append(out, e)
-	}
-	return out, nil
 }
 
 // Meta returns a copy of the setting key, or nil if it is not set.

@@ -116,7 +116,7 @@ func (o *adminOptions) token() (token, from string, err error) {
 	if path == "" {
 		path = filepath.Join(o.dataDir, tokenFile)
 	}
-	t, err := readToken(path)
+	t, err := admin.ReadToken(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return "", "", fmt.Errorf("no admin token: %s is not set and %s does not exist; set %s, or point --data-dir or --token-file at the server's token",
 			tokenEnv, path, tokenEnv)

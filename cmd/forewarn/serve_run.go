@@ -15,6 +15,7 @@ import (
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
 	"github.com/forewarn/forewarn/fabric"
+	"github.com/forewarn/forewarn/fleetfile"
 	"github.com/forewarn/forewarn/imds"
 	"github.com/jonboulle/clockwork"
 	"github.com/prometheus/client_golang/prometheus"
@@ -35,10 +36,8 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if !o.store.usesEtcd() { // with etcd, nothing is kept in the data directory
-		if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
-			return fmt.Errorf("create data directory: %w", err)
-		}
+	if err := o.makeDataDir(); err != nil {
+		return err
 	}
 	token, err := o.token()
 	if err != nil {
@@ -49,64 +48,63 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 		return err
 	}
 	defer store.Close()
-
-	metaLn, release, err := o.listenMetadata(log)
+	lns, err := o.listen(log)
 	if err != nil {
 		return err
 	}
-	defer release()
-	adminLn, err := o.listenAdmin()
+	defer lns.release()
+	fab, srvs, err := o.buildServers(ctx, store, lns, fleet, token, log)
 	if err != nil {
-		metaLn.Close()
+		lns.close()
 		return err
-	}
-	pprofLn, err := o.listenPprof()
-	if err != nil {
-		metaLn.Close()
-		adminLn.Close()
-		return err
-	}
-	closeListeners := func() {
-		metaLn.Close()
-		adminLn.Close()
-		if pprofLn != nil {
-			pprofLn.Close()
-		}
-	}
-
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	self := forewarn.Replica{ID: o.replicaID, Version: version,
-		MetadataAddr: metaLn.Addr().String(), AdminAddr: adminLn.Addr().String()}
-	hub := admin.NewHub()
-	fab, endpoint, err := o.newControlPlane(ctx, store, self, hub, log, reg)
-	if err != nil {
-		closeListeners()
-		return err
-	}
-	if !o.store.usesEtcd() { // many hosts share the fleet: no default VM (SPEC.md 8)
-		if err := o.ensureDefaultVM(ctx, fab, metaLn.Addr(), log); err != nil {
-			closeListeners()
-			return err
-		}
-	}
-	if err := applyFleet(ctx, fab, fleet, log); err != nil {
-		closeListeners()
-		return err
-	}
-	adminAPI := admin.NewServer(admin.Config{Fleet: fab, Token: token, Gatherer: reg, Registerer: reg,
-		Logger: log, Hub: hub, Replica: fab.Replica().ID, Version: version, TrustedOrigins: o.dashOrigins,
-		RequestTimeout: time.Duration(o.adminTimeout)})
-	scheme := "http"
-	if o.adminTLSCert != "" {
-		scheme = "https"
-	}
-	log.Info("dashboard", "url", scheme+"://"+adminLn.Addr().String()+"/ui/")
-	srvs := servers{{"metadata", metaLn, endpoint}, {"admin", adminLn, adminAPI}}
-	if pprofLn != nil {
-		srvs = append(srvs, server{"pprof", pprofLn, pprofHandler()})
 	}
 	return o.serve(ctx, log, fab, srvs)
+}
+
+// makeDataDir creates the data directory, where the store and the admin
+// token are kept; with etcd, nothing is kept there.
+func (o *serveOptions) makeDataDir() error {
+	if o.store.usesEtcd() {
+		return nil
+	}
+	if err := os.MkdirAll(o.dataDir, 0o700); err != nil {
+		return fmt.Errorf("create data directory: %w", err)
+	}
+	return nil
+}
+
+// buildServers builds what serve runs: the control plane over the store,
+// with the scopes and VMs serve makes at start, and the servers on the
+// listeners (the metadata endpoint, the admin API, the profiles).
+func (o *serveOptions) buildServers(ctx context.Context, store forewarn.Store, lns *listeners,
+	fleet *fleetfile.File, token string, log *slog.Logger) (*fabric.Fabric, servers, error) {
+	reg := newRegistry()
+	hub := admin.NewHub()
+	fab, endpoint, err := o.newControlPlane(ctx, store, o.replica(lns), hub, log, reg)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := o.seedFleet(ctx, fab, fleet, lns.metadata.Addr(), log); err != nil {
+		return nil, nil, err
+	}
+	adminAPI := o.newAdminAPI(fab, token, hub, log, reg)
+	o.logDashboard(log, lns.admin.Addr())
+	return fab, lns.servers(endpoint, adminAPI), nil
+}
+
+// newRegistry returns the process's one Prometheus registry, with Go's
+// and the process's collectors.
+func newRegistry() *prometheus.Registry {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return reg
+}
+
+// replica is this replica as the others see it: its ID, version and the
+// addresses of its metadata and admin listeners.
+func (o *serveOptions) replica(lns *listeners) forewarn.Replica {
+	return forewarn.Replica{ID: o.replicaID, Version: version,
+		MetadataAddr: lns.metadata.Addr().String(), AdminAddr: lns.admin.Addr().String()}
 }
 
 // newControlPlane returns the fabric, with its actuator, and the metadata
@@ -144,10 +142,38 @@ func (o *serveOptions) newControlPlane(ctx context.Context, store forewarn.Store
 		Logger:     log,
 		Registerer: reg,
 	})
-	if err := fab.PublishTo(ctx, publishers{endpoint, hub}); err != nil {
+	if err := fab.PublishTo(ctx, forewarn.Publishers{endpoint, hub}); err != nil {
 		return nil, nil, err
 	}
 	return fab, endpoint, nil
+}
+
+// seedFleet makes the scopes and VMs serve makes at start: the host's own
+// VM, unless the fleet is shared on etcd, then those of the --fleet file.
+func (o *serveOptions) seedFleet(ctx context.Context, fab *fabric.Fabric, file *fleetfile.File, metaAddr net.Addr, log *slog.Logger) error {
+	if !o.store.usesEtcd() { // many hosts share the fleet: no default VM (SPEC.md 8)
+		if err := o.ensureDefaultVM(ctx, fab, metaAddr, log); err != nil {
+			return err
+		}
+	}
+	return applyFleet(ctx, fab, file, log)
+}
+
+// newAdminAPI returns the admin API over the control plane, whose
+// dashboard streams from hub.
+func (o *serveOptions) newAdminAPI(fab *fabric.Fabric, token string, hub *admin.Hub, log *slog.Logger, reg *prometheus.Registry) *admin.Server {
+	return admin.NewServer(admin.Config{Fleet: fab, Token: token, Gatherer: reg, Registerer: reg,
+		Logger: log, Hub: hub, Replica: fab.Replica().ID, Version: version, TrustedOrigins: o.dashOrigins,
+		RequestTimeout: time.Duration(o.adminTimeout)})
+}
+
+// logDashboard logs the dashboard's address on the admin listener.
+func (o *serveOptions) logDashboard(log *slog.Logger, adminAddr net.Addr) {
+	scheme := "http"
+	if o.adminTLSCert != "" {
+		scheme = "https"
+	}
+	log.Info("dashboard", "url", scheme+"://"+adminAddr.String()+"/ui/")
 }
 
 // check refuses flag values that make no sense.

@@ -2,19 +2,15 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net"
 	"net/netip"
 	"os"
 	"path/filepath"
-	"strings"
 
+	"github.com/forewarn/forewarn/admin"
 	"github.com/forewarn/forewarn/fabric"
 	"github.com/forewarn/forewarn/linkaddr"
 )
@@ -41,34 +37,9 @@ func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
 // directory, where it is generated (0600) at the first start.
 func (o *serveOptions) token() (string, error) {
 	if o.adminTokenFile != "" {
-		return readToken(o.adminTokenFile)
+		return admin.ReadToken(o.adminTokenFile)
 	}
-	path := filepath.Join(o.dataDir, tokenFile)
-	t, err := readToken(path)
-	if !errors.Is(err, fs.ErrNotExist) {
-		return t, err
-	}
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("generate admin token: %w", err)
-	}
-	t = hex.EncodeToString(b)
-	if err := os.WriteFile(path, []byte(t+"\n"), 0o600); err != nil {
-		return "", fmt.Errorf("write admin token: %w", err)
-	}
-	return t, nil
-}
-
-func readToken(path string) (string, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return "", fmt.Errorf("read admin token: %w", err)
-	}
-	t := strings.TrimSpace(string(b))
-	if t == "" {
-		return "", fmt.Errorf("admin token file %s is empty", path)
-	}
-	return t, nil
+	return admin.ReadOrCreateToken(filepath.Join(o.dataDir, tokenFile))
 }
 
 // listenMetadata opens the metadata listener, first adding its address to

@@ -1,13 +1,14 @@
 // Package records is the typed layer the stores share: scopes, VMs, events
 // and campaigns as JSON records under case-insensitive names, with the
-// indexes that find a scope's VMs and events and a VM's addresses, over the
-// raw reads and writes each store implements in its own way.
+// indexes that find a scope's VMs and events and a VM's addresses, and the
+// history of finished events, over the raw reads and writes each store
+// implements in its own way; and the check of a store's schema version at
+// open (CheckSchema).
 package records
 
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/segmentio/encoding/json"
 
@@ -47,8 +48,10 @@ var (
 )
 
 // Raw is what a store does with the JSON of records and index entries,
-// keyed by lowercased names.
+// keyed by lowercased names, and of its history (RawHistory).
 type Raw interface {
+	RawHistory
+
 	// RawGet returns the record, or found false.
 	RawGet(k Kind, key string) (data []byte, found bool, err error)
 	// RawGetMany returns the records of the keys, nil for a missing one,
@@ -79,7 +82,8 @@ type Tx struct {
 // NewTx returns a Tx over raw for one transaction.
 func NewTx(raw Raw) Tx { return Tx{Raw: raw, progress: map[string][]forewarn.ScopeProgress{}} }
 
-func key(name string) string { return strings.ToLower(name) }
+// key is the key of a record named name: its forewarn.Key.
+func key(name string) string { return string(forewarn.KeyOf(name)) }
 
 // entry is the key of an index entry.
 func entry(group, member string) string { return key(group) + "/" + key(member) }

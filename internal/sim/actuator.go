@@ -7,7 +7,6 @@ import (
 	"hash/fnv"
 	"math/rand/v2"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -30,7 +29,7 @@ type runs struct {
 	ok       map[string]bool // runKey -> a run succeeded
 }
 
-func runKey(event, vm string) string { return strings.ToLower(event) + "/" + strings.ToLower(vm) }
+func runKey(event, vm string) string { return key(event) + "/" + key(vm) }
 
 // actuator is the fake of exec one server uses. Each call of Actuate
 // blocks until the driver releases it (release), once the clock has passed

@@ -89,7 +89,8 @@ func newModel(conf serverConf, opts Options) *model {
 		events: map[string]*mEvent{}, usedNames: map[string]bool{}, campaignsDue: true}
 }
 
-func key(name string) string { return strings.ToLower(name) }
+// key is the key of a name in the model's maps: its forewarn.Key.
+func key(name string) string { return string(forewarn.KeyOf(name)) }
 
 // fail is a user error of the kind the model expects.
 func fail(kind error) error { return kind }

@@ -2,7 +2,6 @@ package sim
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 
 	"github.com/forewarn/forewarn"
@@ -21,18 +20,18 @@ func newRecorder() *recorder { return &recorder{last: map[string]*forewarn.Scope
 func (r *recorder) PublishScope(snap *forewarn.ScopeSnapshot) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	key := strings.ToLower(snap.Scope.Name)
-	if prev := r.last[key]; prev != nil && snap.Scope.Incarnation < prev.Scope.Incarnation {
+	k := key(snap.Scope.Name)
+	if prev := r.last[k]; prev != nil && snap.Scope.Incarnation < prev.Scope.Incarnation {
 		r.faults = append(r.faults, fmt.Sprintf("publisher: scope %s published at incarnation %d after %d",
 			snap.Scope.Name, snap.Scope.Incarnation, prev.Scope.Incarnation))
 	}
-	r.last[key] = snap
+	r.last[k] = snap
 }
 
 func (r *recorder) RemoveScope(name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.last, strings.ToLower(name))
+	delete(r.last, key(name))
 }
 
 func (r *recorder) PublishChaos([]*forewarn.ChaosRule) {}

@@ -7,12 +7,6 @@ import (
 	"io"
 )
 
-// defaultPollLayout is the fleet of the poll load: 2,000 VMs in 200
-// availability sets of 10, two VMs per update domain, from 127.1.0.1.
-func defaultPollLayout() layout {
-	return layout{prefix: "load", scopes: 200, vms: 10, updateDomains: 5, base: mustAddr("127.1.0.1")}
-}
-
 // runFleet is `fleetload fleet`: it writes the fleet file of a layout,
 // for `forewarn apply -f` or `forewarn serve --fleet`.
 func runFleet(args []string, stdout, stderr io.Writer) error {

@@ -107,3 +107,9 @@ func addrUint(a netip.Addr) uint32 {
 	b := a.As4()
 	return uint32(b[0])<<24 | uint32(b[1])<<16 | uint32(b[2])<<8 | uint32(b[3])
 }
+
+// defaultPollLayout is the fleet of the poll load: 2,000 VMs in 200
+// availability sets of 10, two VMs per update domain, from 127.1.0.1.
+func defaultPollLayout() layout {
+	return layout{prefix: "load", scopes: 200, vms: 10, updateDomains: 5, base: mustAddr("127.1.0.1")}
+}

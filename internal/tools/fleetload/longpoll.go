@@ -6,10 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net/netip"
 	"net/url"
-	"os"
-	"strings"
 	"time"
 
 	"github.com/forewarn/forewarn/admin"
@@ -88,38 +85,6 @@ func (o longpollOptions) check() error {
 		return fmt.Errorf("-wait %v: want more than 0", o.wait)
 	}
 	return nil
-}
-
-// endpointAddr is the IP and port of a metadata endpoint's URL: the load
-// dials it itself, and finds the server's sockets by it.
-func endpointAddr(endpoint string) (netip.AddrPort, error) {
-	if endpoint == "" {
-		return netip.AddrPort{}, errors.New("-url is required: the metadata endpoint, http://IP:PORT")
-	}
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Scheme != "http" {
-		return netip.AddrPort{}, fmt.Errorf("-url %q: want http://IP:PORT", endpoint)
-	}
-	ap, err := netip.ParseAddrPort(u.Host)
-	if err != nil {
-		return netip.AddrPort{}, fmt.Errorf("-url %q: want an IP address and a port: %v", endpoint, err)
-	}
-	return ap, nil
-}
-
-// adminToken is the token of -token-file, else $FOREWARN_TOKEN.
-func adminToken(file string) (string, error) {
-	if file == "" {
-		if t := os.Getenv("FOREWARN_TOKEN"); t != "" {
-			return t, nil
-		}
-		return "", errors.New("no admin token: give -token-file or set $FOREWARN_TOKEN")
-	}
-	b, err := os.ReadFile(file)
-	if err != nil {
-		return "", fmt.Errorf("admin token: %w", err)
-	}
-	return strings.TrimSpace(string(b)), nil
 }
 
 // runLongpoll is `fleetload longpoll`.

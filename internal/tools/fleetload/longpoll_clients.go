@@ -30,17 +30,6 @@ type lpGroup struct {
 	answered atomic.Int64   // answers and errors so far
 }
 
-// dialFrom returns a dialer whose connections come from addr: the endpoint
-// knows its caller by the connection's source address.
-func dialFrom(addr netip.Addr) *net.Dialer {
-	return &net.Dialer{LocalAddr: net.TCPAddrFromAddrPort(netip.AddrPortFrom(addr, 0)), Timeout: 10 * time.Second}
-}
-
-// eventsPath is the document's path and api-version.
-func eventsPath(apiVersion string) string {
-	return "/metadata/scheduledevents?api-version=" + url.QueryEscape(apiVersion)
-}
-
 // currentTag GETs the document as the VM at addr, which also enables its
 // scope, and returns its ETag without quotes.
 func currentTag(ctx context.Context, o longpollOptions, addr netip.Addr) (string, error) {

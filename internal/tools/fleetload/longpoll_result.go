@@ -9,9 +9,6 @@ import (
 	"time"
 )
 
-// maxSamples is how many error messages a result keeps.
-const maxSamples = 5
-
 // longpollResult is what `fleetload longpoll` measured.
 type longpollResult struct {
 	Mode    string `json:"mode"`
@@ -135,12 +132,4 @@ func (r *longpollResult) summary(w io.Writer) {
 	fmt.Fprintf(w, "fan-out from the first answer's arrival: %s\n", r.FanOut)
 	fmt.Fprintf(w, "CPU from the change to the last answer: %s\n", r.CPU)
 	fmt.Fprintf(w, "%s: every client answered, p99 at most %s ms\n", mark(r.Pass), num(r.TargetMs))
-}
-
-// mark is PASS or MISS.
-func mark(ok bool) string {
-	if ok {
-		return "PASS"
-	}
-	return "MISS"
 }

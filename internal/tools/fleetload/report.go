@@ -31,3 +31,23 @@ func report(stdout, stderr io.Writer, asJSON bool, r result) error {
 	}
 	return nil
 }
+
+// maxSamples is how many error messages a result keeps.
+const maxSamples = 5
+
+// mark is PASS or MISS: a latency against its -target, which does not fail
+// the load.
+func mark(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "MISS"
+}
+
+// passFail is PASS or FAIL: the soak's verdict, and its checks'.
+func passFail(ok bool) string {
+	if ok {
+		return "PASS"
+	}
+	return "FAIL"
+}

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"net/netip"
+	"os"
+	"strings"
 )
 
 // usage is printed for a missing or unknown mode.
@@ -76,3 +78,18 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 
 // mustAddr parses a literal address of the defaults.
 func mustAddr(s string) netip.Addr { return netip.MustParseAddr(s) }
+
+// adminToken is the token of -token-file, else $FOREWARN_TOKEN.
+func adminToken(file string) (string, error) {
+	if file == "" {
+		if t := os.Getenv("FOREWARN_TOKEN"); t != "" {
+			return t, nil
+		}
+		return "", errors.New("no admin token: give -token-file or set $FOREWARN_TOKEN")
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("admin token: %w", err)
+	}
+	return strings.TrimSpace(string(b)), nil
+}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
 )
 
@@ -189,4 +190,32 @@ func (r *soakResult) finish(ctx context.Context, o soakOptions, pollers []*polle
 	r.AdminErrors, r.AdminErrorSamples = errs.count, errs.samples
 	r.Pass = !r.failed()
 	return r, nil
+}
+
+// fleetAPI is what the soak asks of the admin API: admin.Client, or a fake
+// in tests.
+type fleetAPI interface {
+	StartCampaign(ctx context.Context, spec forewarn.CampaignSpec) (*forewarn.Campaign, error)
+	Campaign(ctx context.Context, id string) (*forewarn.Campaign, error)
+	SteerCampaign(ctx context.Context, id string, action forewarn.CampaignAction) (*forewarn.Campaign, error)
+	Operate(ctx context.Context, vm string, op forewarn.Operation) (*forewarn.Event, error)
+	Cancel(ctx context.Context, id string) (*forewarn.Event, error)
+	Events(ctx context.Context, q forewarn.EventQuery) ([]*forewarn.Event, string, error)
+	History(ctx context.Context, limit int) ([]*forewarn.Event, error)
+}
+
+// errorLog counts errors of the admin API and keeps the first few.
+type errorLog struct {
+	mu      sync.Mutex
+	count   int
+	samples []string
+}
+
+func (l *errorLog) add(msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.count++
+	if len(l.samples) < maxSamples {
+		l.samples = append(l.samples, msg)
+	}
 }

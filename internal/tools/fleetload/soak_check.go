@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -70,13 +69,13 @@ func (c *eventCheck) note(format string, args ...any) {
 // documents.
 func checkEvents(pollers []*poller, l layout, events map[string]*forewarn.Event, lag time.Duration) eventCheck {
 	var c eventCheck
-	scopes := make(map[string]int, l.scopes)
+	scopes := make(map[forewarn.Key]int, l.scopes)
 	for s := range l.scopes {
-		scopes[strings.ToLower(l.scopeName(s))] = s
+		scopes[forewarn.KeyOf(l.scopeName(s))] = s
 	}
 	var firstSeen []time.Duration
 	for _, e := range events {
-		s, ok := scopes[strings.ToLower(e.Scope)]
+		s, ok := scopes[forewarn.KeyOf(e.Scope)]
 		if !ok {
 			continue // the host's own VM's scope, say
 		}
@@ -327,3 +326,29 @@ func checkCampaign(c *forewarn.Campaign, l layout, collected int) campaignCheck 
 }
 
 func (r campaignCheck) ok() bool { return r.Expected == r.Collected }
+
+// growth bounds how much serve may grow from before the soak to after it.
+type growth struct {
+	goroutines    int     // more goroutines allowed, at least
+	goroutinesPct float64 // or this percentage of those before, if more
+	heapPct       float64 // heap in use: this percentage more
+	heapMB        float64 // plus this
+}
+
+// growthCheck is the comparison of serve's runtime before and after.
+type growthCheck struct {
+	Before          settled `json:"before"`
+	After           settled `json:"after"`
+	GoroutinesLimit int     `json:"goroutines_limit"`
+	HeapLimitMB     float64 `json:"heap_inuse_limit_mb"`
+	OK              bool    `json:"ok"`
+}
+
+// check compares after with before.
+func (g growth) check(before, after settled) growthCheck {
+	c := growthCheck{Before: before, After: after,
+		GoroutinesLimit: before.Goroutines + max(g.goroutines, int(float64(before.Goroutines)*g.goroutinesPct/100)),
+		HeapLimitMB:     mb((before.HeapInuseMB*(1+g.heapPct/100) + g.heapMB) * (1 << 20))}
+	c.OK = after.Goroutines <= c.GoroutinesLimit && after.HeapInuseMB <= c.HeapLimitMB
+	return c
+}

@@ -140,3 +140,23 @@ func TestCheckCampaign(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+func TestGrowth(t *testing.T) {
+	g := growth{goroutines: 50, goroutinesPct: 10, heapPct: 20, heapMB: 8}
+	for _, c := range []struct {
+		before, after settled
+		limitG        int
+		limitHeap     float64
+		ok            bool
+	}{
+		{settled{Goroutines: 11, HeapInuseMB: 10}, settled{Goroutines: 61, HeapInuseMB: 20}, 61, 20, true},
+		{settled{Goroutines: 11, HeapInuseMB: 10}, settled{Goroutines: 62, HeapInuseMB: 10}, 61, 20, false},
+		{settled{Goroutines: 11, HeapInuseMB: 10}, settled{Goroutines: 11, HeapInuseMB: 20.01}, 61, 20, false},
+		{settled{Goroutines: 2000, HeapInuseMB: 100}, settled{Goroutines: 2200, HeapInuseMB: 128}, 2200, 128, true},
+	} {
+		r := g.check(c.before, c.after)
+		if r.GoroutinesLimit != c.limitG || r.HeapLimitMB != c.limitHeap || r.OK != c.ok {
+			t.Errorf("%+v -> %+v: %+v", c.before, c.after, r)
+		}
+	}
+}

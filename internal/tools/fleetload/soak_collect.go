@@ -9,18 +9,6 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// fleetAPI is what the soak asks of the admin API: admin.Client, or a fake
-// in tests.
-type fleetAPI interface {
-	StartCampaign(ctx context.Context, spec forewarn.CampaignSpec) (*forewarn.Campaign, error)
-	Campaign(ctx context.Context, id string) (*forewarn.Campaign, error)
-	SteerCampaign(ctx context.Context, id string, action forewarn.CampaignAction) (*forewarn.Campaign, error)
-	Operate(ctx context.Context, vm string, op forewarn.Operation) (*forewarn.Event, error)
-	Cancel(ctx context.Context, id string) (*forewarn.Event, error)
-	Events(ctx context.Context, q forewarn.EventQuery) ([]*forewarn.Event, string, error)
-	History(ctx context.Context, limit int) ([]*forewarn.Event, error)
-}
-
 // History pages: the collector asks for historyPage events, and for
 // maxHistory if those may not reach back to its last read.
 const (

@@ -5,27 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"sync"
 	"time"
 
 	"github.com/forewarn/forewarn"
 )
-
-// errorLog counts errors of the admin API and keeps the first few.
-type errorLog struct {
-	mu      sync.Mutex
-	count   int
-	samples []string
-}
-
-func (l *errorLog) add(msg string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.count++
-	if len(l.samples) < maxSamples {
-		l.samples = append(l.samples, msg)
-	}
-}
 
 // campaignTypes are the types the soak's campaigns take in turn.
 var campaignTypes = []forewarn.EventType{forewarn.Reboot, forewarn.Redeploy, forewarn.Freeze}

@@ -138,29 +138,3 @@ func settle(ctx context.Context, o settleOptions, c *http.Client, url string) (s
 
 // mb is bytes in MiB, to the hundredth.
 func mb(bytes float64) float64 { return float64(int64(bytes/(1<<20)*100+0.5)) / 100 }
-
-// growth bounds how much serve may grow from before the soak to after it.
-type growth struct {
-	goroutines    int     // more goroutines allowed, at least
-	goroutinesPct float64 // or this percentage of those before, if more
-	heapPct       float64 // heap in use: this percentage more
-	heapMB        float64 // plus this
-}
-
-// growthCheck is the comparison of serve's runtime before and after.
-type growthCheck struct {
-	Before          settled `json:"before"`
-	After           settled `json:"after"`
-	GoroutinesLimit int     `json:"goroutines_limit"`
-	HeapLimitMB     float64 `json:"heap_inuse_limit_mb"`
-	OK              bool    `json:"ok"`
-}
-
-// check compares after with before.
-func (g growth) check(before, after settled) growthCheck {
-	c := growthCheck{Before: before, After: after,
-		GoroutinesLimit: before.Goroutines + max(g.goroutines, int(float64(before.Goroutines)*g.goroutinesPct/100)),
-		HeapLimitMB:     mb((before.HeapInuseMB*(1+g.heapPct/100) + g.heapMB) * (1 << 20))}
-	c.OK = after.Goroutines <= c.GoroutinesLimit && after.HeapInuseMB <= c.HeapLimitMB
-	return c
-}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,8 +8,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/forewarn/forewarn"
 )
 
 // metricsText is Prometheus text with the runtime's figures.
@@ -73,72 +69,5 @@ func TestSettle(t *testing.T) {
 	srv.Close()
 	if _, err := settle(t.Context(), o, srv.Client(), srv.URL); err == nil {
 		t.Error("no error from a server gone")
-	}
-}
-
-func TestGrowth(t *testing.T) {
-	g := growth{goroutines: 50, goroutinesPct: 10, heapPct: 20, heapMB: 8}
-	for _, c := range []struct {
-		before, after settled
-		limitG        int
-		limitHeap     float64
-		ok            bool
-	}{
-		{settled{Goroutines: 11, HeapInuseMB: 10}, settled{Goroutines: 61, HeapInuseMB: 20}, 61, 20, true},
-		{settled{Goroutines: 11, HeapInuseMB: 10}, settled{Goroutines: 62, HeapInuseMB: 10}, 61, 20, false},
-		{settled{Goroutines: 11, HeapInuseMB: 10}, settled{Goroutines: 11, HeapInuseMB: 20.01}, 61, 20, false},
-		{settled{Goroutines: 2000, HeapInuseMB: 100}, settled{Goroutines: 2200, HeapInuseMB: 128}, 2200, 128, true},
-	} {
-		r := g.check(c.before, c.after)
-		if r.GoroutinesLimit != c.limitG || r.HeapLimitMB != c.limitHeap || r.OK != c.ok {
-			t.Errorf("%+v -> %+v: %+v", c.before, c.after, r)
-		}
-	}
-}
-
-// historyFleet is an admin API that answers the events in flight and the
-// history it holds; the rest of fleetAPI is not used.
-type historyFleet struct {
-	fleetAPI
-	inFlight, history []*forewarn.Event
-	limits            []int
-}
-
-func (f *historyFleet) Events(context.Context, forewarn.EventQuery) ([]*forewarn.Event, string, error) {
-	return f.inFlight, "", nil
-}
-
-func (f *historyFleet) History(_ context.Context, limit int) ([]*forewarn.Event, error) {
-	f.limits = append(f.limits, limit)
-	return f.history[:min(limit, len(f.history))], nil
-}
-
-// TestCollector: an event read in flight and then in the history is kept
-// as the history has it; a history that may have ended more events since
-// the last read than a read returns is an error.
-func TestCollector(t *testing.T) {
-	now := time.Now()
-	f := &historyFleet{inFlight: []*forewarn.Event{{ID: "a", Status: forewarn.Scheduled}}}
-	c := newCollector(f)
-	if err := c.collect(t.Context()); err != nil || len(c.events) != 1 || !c.events["a"].InFlight() {
-		t.Fatalf("%v, %v", err, c.events)
-	}
-	f.inFlight = []*forewarn.Event{{ID: "b", Status: forewarn.Scheduled, Campaign: "c"}}
-	f.history = []*forewarn.Event{{ID: "a", Outcome: forewarn.Completed, EndedAt: now}}
-	if err := c.collect(t.Context()); err != nil || len(c.events) != 3-1 || c.events["a"].InFlight() ||
-		c.byCampaign()["c"] != 1 {
-		t.Fatalf("%v, %v", err, c.events)
-	}
-	f.limits = nil
-	for i := range maxHistory {
-		f.history = append(f.history, &forewarn.Event{ID: fmt.Sprint(i), Outcome: forewarn.Completed, EndedAt: now.Add(time.Second)})
-	}
-	err := c.collect(t.Context())
-	if !errors.Is(err, errHistoryOverflow) || fmt.Sprint(f.limits) != "[1000 10000]" {
-		t.Errorf("%v, limits %v", err, f.limits)
-	}
-	f.history[maxHistory-1].EndedAt = now.Add(-time.Minute) // reaches back far enough
-	if err := c.collect(t.Context()); err != nil || len(c.events) != 2+maxHistory-1 {
-		t.Errorf("%v, %d events", err, len(c.events))
 	}
 }

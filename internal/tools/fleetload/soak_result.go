@@ -119,10 +119,3 @@ func campaignTypeList() string {
 	}
 	return strings.Join(names, ", ")
 }
-
-func passFail(ok bool) string {
-	if ok {
-		return "PASS"
-	}
-	return "FAIL"
-}

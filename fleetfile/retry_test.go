@@ -1,4 +1,4 @@
-package main
+package fleetfile_test
 
 import (
 	"fmt"
@@ -7,15 +7,18 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jonboulle/clockwork"
+
 	"github.com/forewarn/forewarn"
-	"github.com/forewarn/forewarn/admin"
+	"github.com/forewarn/forewarn/fabric"
 	"github.com/forewarn/forewarn/fleetfile"
+	"github.com/forewarn/forewarn/memstore"
 )
 
 // TestApplyFleetRace: replicas starting together apply the same fleet file
 // at once; every one succeeds, and the fleet is made once.
 func TestApplyFleetRace(t *testing.T) {
-	srv := startServer(t)
+	fleet := mustStartHost(t)
 	var yaml strings.Builder
 	yaml.WriteString("scopes:\n")
 	for i := range 4 {
@@ -33,7 +36,7 @@ func TestApplyFleetRace(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range replicas {
 		wg.Go(func() {
-			errs[i] = applyFleet(t.Context(), admin.NewClient(srv.adminURL, srv.token), file, slog.New(slog.DiscardHandler))
+			errs[i] = fleetfile.ApplyRetrying(t.Context(), fleet, file, slog.New(slog.DiscardHandler))
 		})
 	}
 	wg.Wait()
@@ -42,11 +45,27 @@ func TestApplyFleetRace(t *testing.T) {
 			t.Errorf("replica %d: %v", i, err)
 		}
 	}
-	vms, _, err := admin.NewClient(srv.adminURL, srv.token).VMs(t.Context(), forewarn.VMQuery{})
+	vms, _, err := fleet.VMs(t.Context(), forewarn.VMQuery{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(vms) != 4*3+1 { // and the host's own VM
 		t.Errorf("%d VMs after the race, want 13", len(vms))
 	}
+}
+
+// mustStartHost returns the control plane as serve starts it on one host,
+// over an in-memory store: with the host's own VM.
+func mustStartHost(tb testing.TB) *fabric.Fabric {
+	tb.Helper()
+	store := memstore.New()
+	tb.Cleanup(func() { store.Close() })
+	fab, err := fabric.New(tb.Context(), fabric.Config{Store: store, Clock: clockwork.NewFakeClock()})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := fab.EnsureDefaultVM(tb.Context(), "host", []string{"127.0.0.1", "::1"}); err != nil {
+		tb.Fatal(err)
+	}
+	return fab
 }

@@ -10,10 +10,11 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// TestTxnCachesMatchTheStore runs generated sequences of writes of VMs and
-// events in one transaction and checks, after each, that what the txn's
-// caches return (VMs, Events, isLive) is what the store itself returns.
-func TestTxnCachesMatchTheStore(t *testing.T) {
+// TestReadCacheMatchesTheStore runs generated sequences of writes of VMs
+// and events in one transaction and checks, after each, that what the
+// read cache returns (VMs, Events, isLive) is what the store itself
+// returns.
+func TestReadCacheMatchesTheStore(t *testing.T) {
 	for seed := range uint64(40) {
 		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
 			h := mustOpenHarness(t, Config{AlwaysEnabled: true})
@@ -22,7 +23,7 @@ func TestTxnCachesMatchTheStore(t *testing.T) {
 			}
 			rng := rand.New(rand.NewPCG(seed, 1))
 			err := h.store.Update(h.ctx, func(tx forewarn.Tx) error {
-				tr := newTxn(tx, t0, 100)
+				tr := newReadCache(tx)
 				for step := range 60 {
 					scope := []string{"web", "db", "Web", "DB"}[rng.IntN(4)]
 					name := fmt.Sprintf("%s-%d", []string{"a", "B", "c"}[rng.IntN(3)], rng.IntN(4))

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"log/slog"
+	"net"
+	"net/http"
+)
+
+// listeners are serve's: the metadata endpoint's, the admin API's and,
+// with --pprof-addr, the profiles' (nil without).
+type listeners struct {
+	metadata, admin, pprof net.Listener
+	// release takes the metadata address away again if serve added it
+	// (--assign-address); it does nothing otherwise.
+	release func()
+}
+
+// listen opens serve's listeners. If one cannot be opened, it closes
+// those it opened and releases the metadata address.
+func (o *serveOptions) listen(log *slog.Logger) (_ *listeners, err error) {
+	lns := &listeners{}
+	if lns.metadata, lns.release, err = o.listenMetadata(log); err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			lns.close()
+			lns.release()
+		}
+	}()
+	if lns.admin, err = o.listenAdmin(); err != nil {
+		return nil, err
+	}
+	if lns.pprof, err = o.listenPprof(); err != nil {
+		return nil, err
+	}
+	return lns, nil
+}
+
+// close closes the listeners, for when serve stops before it serves on
+// them (the HTTP servers close them after).
+func (lns *listeners) close() {
+	for _, ln := range []net.Listener{lns.metadata, lns.admin, lns.pprof} {
+		if ln != nil {
+			ln.Close()
+		}
+	}
+}
+
+// servers pairs the listeners with what they serve: the metadata
+// endpoint, the admin API and the profiles.
+func (lns *listeners) servers(endpoint, adminAPI http.Handler) servers {
+	srvs := servers{{"metadata", lns.metadata, endpoint}, {"admin", lns.admin, adminAPI}}
+	if lns.pprof != nil {
+		srvs = append(srvs, server{"pprof", lns.pprof, pprofHandler()})
+	}
+	return srvs
+}

@@ -1,0 +1,40 @@
+package forewarn
+
+// Publishers hands what the control plane publishes to each of its
+// publishers in turn, in order: serve's metadata endpoint and the
+// dashboard's hub. It is a CampaignPublisher; campaigns go only to those
+// of its publishers that take them.
+type Publishers []Publisher
+
+var _ CampaignPublisher = Publishers(nil)
+
+// PublishScope hands the scope's snapshot to every publisher.
+func (ps Publishers) PublishScope(snap *ScopeSnapshot) {
+	for _, p := range ps {
+		p.PublishScope(snap)
+	}
+}
+
+// RemoveScope tells every publisher the scope is gone.
+func (ps Publishers) RemoveScope(name string) {
+	for _, p := range ps {
+		p.RemoveScope(name)
+	}
+}
+
+// PublishChaos hands the chaos rules in force to every publisher.
+func (ps Publishers) PublishChaos(rules []*ChaosRule) {
+	for _, p := range ps {
+		p.PublishChaos(rules)
+	}
+}
+
+// PublishCampaign hands the campaign to the publishers that take
+// campaigns (CampaignPublisher) and skips the others.
+func (ps Publishers) PublishCampaign(c *Campaign) {
+	for _, p := range ps {
+		if cp, ok := p.(CampaignPublisher); ok {
+			cp.PublishCampaign(c)
+		}
+	}
+}
