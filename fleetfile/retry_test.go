@@ -7,12 +7,10 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/jonboulle/clockwork"
-
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/fabric"
 	"github.com/forewarn/forewarn/fleetfile"
-	"github.com/forewarn/forewarn/memstore"
+	"github.com/forewarn/forewarn/internal/fabrictest"
 )
 
 // TestApplyFleetRace: replicas starting together apply the same fleet file
@@ -58,12 +56,7 @@ func TestApplyFleetRace(t *testing.T) {
 // over an in-memory store: with the host's own VM.
 func mustStartHost(tb testing.TB) *fabric.Fabric {
 	tb.Helper()
-	store := memstore.New()
-	tb.Cleanup(func() { store.Close() })
-	fab, err := fabric.New(tb.Context(), fabric.Config{Store: store, Clock: clockwork.NewFakeClock()})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	fab := fabrictest.New(tb, fabric.Config{})
 	if _, err := fab.EnsureDefaultVM(tb.Context(), "host", []string{"127.0.0.1", "::1"}); err != nil {
 		tb.Fatal(err)
 	}
