@@ -47,7 +47,7 @@ func (env *testEnv) mustMakeFleet(tb testing.TB) {
 		env.mustMakeVM(tb, forewarn.VMSpec{Name: fmt.Sprintf("solo-%d", i)})
 	}
 	slices.SortFunc(env.vms, func(a, b *forewarn.VM) int {
-		return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
+		return forewarn.CompareNames(a.Name, b.Name)
 	})
 }
 

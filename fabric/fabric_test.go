@@ -3,7 +3,6 @@ package fabric
 import (
 	"context"
 	"errors"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -128,25 +127,25 @@ func (h *harness) event(id string) *forewarn.Event {
 type recorder struct {
 	tb      testing.TB
 	mu      sync.Mutex
-	last    map[string]*forewarn.ScopeSnapshot
+	last    map[forewarn.Key]*forewarn.ScopeSnapshot
 	chaos   []*forewarn.ChaosRule
 	changed chan string
 }
 
 func newRecorder(tb testing.TB) *recorder {
-	return &recorder{tb: tb, last: map[string]*forewarn.ScopeSnapshot{}, changed: make(chan string, 1000)}
+	return &recorder{tb: tb, last: map[forewarn.Key]*forewarn.ScopeSnapshot{}, changed: make(chan string, 1000)}
 }
 
 func (r *recorder) PublishScope(snap *forewarn.ScopeSnapshot) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	key := strings.ToLower(snap.Scope.Name)
+	key := forewarn.KeyOf(snap.Scope.Name)
 	if prev := r.last[key]; prev != nil && snap.Scope.Incarnation < prev.Scope.Incarnation {
 		r.tb.Errorf("scope %s: incarnation went from %d to %d", key, prev.Scope.Incarnation, snap.Scope.Incarnation)
 	}
 	r.last[key] = snap
 	select {
-	case r.changed <- key:
+	case r.changed <- string(key):
 	default:
 	}
 }
@@ -160,11 +159,11 @@ func (r *recorder) PublishChaos(rules []*forewarn.ChaosRule) {
 func (r *recorder) RemoveScope(name string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	delete(r.last, strings.ToLower(name))
+	delete(r.last, forewarn.KeyOf(name))
 }
 
 func (r *recorder) snapshot(scope string) *forewarn.ScopeSnapshot {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.last[strings.ToLower(scope)]
+	return r.last[forewarn.KeyOf(scope)]
 }

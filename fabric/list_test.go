@@ -42,7 +42,7 @@ func listFleet(h *harness) []*forewarn.VM {
 		vms = append(vms, h.vm(forewarn.VMSpec{Name: fmt.Sprintf("solo-%d", i)}))
 	}
 	slices.SortFunc(vms, func(a, b *forewarn.VM) int {
-		return strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
+		return forewarn.CompareNames(a.Name, b.Name)
 	})
 	return vms
 }

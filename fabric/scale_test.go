@@ -162,12 +162,12 @@ func TestCampaignsAdvanceOnlyWhenDue(t *testing.T) {
 
 // campaignReads counts the transactions that list the campaigns, whole or
 // their headers.
-// whole counts the reads of each campaign whole, by lowercased id.
+// whole counts the reads of each campaign whole, by id.
 type campaignReads struct {
 	forewarn.Store
 	n     atomic.Int64
 	mu    sync.Mutex
-	whole map[string]int
+	whole map[forewarn.Key]int
 }
 
 func (s *campaignReads) View(ctx context.Context, fn func(forewarn.Tx) error) error {
@@ -187,9 +187,9 @@ func (t campaignReadsTx) Campaign(id string) (*forewarn.Campaign, error) {
 	t.s.mu.Lock()
 	defer t.s.mu.Unlock()
 	if t.s.whole == nil {
-		t.s.whole = map[string]int{}
+		t.s.whole = map[forewarn.Key]int{}
 	}
-	t.s.whole[strings.ToLower(id)]++
+	t.s.whole[forewarn.KeyOf(id)]++
 	return t.Tx.Campaign(id)
 }
 
@@ -295,7 +295,7 @@ func TestSettledCampaignsAreNotRead(t *testing.T) {
 	if got, _ := f.Campaign(h.ctx, running.ID); got.State != forewarn.CampaignDone {
 		t.Fatalf("second campaign is %s, want done", got.State)
 	}
-	if n := counting.whole[strings.ToLower(c.ID)]; n != 1 {
+	if n := counting.whole[forewarn.KeyOf(c.ID)]; n != 1 {
 		t.Errorf("the scheduler read the ended campaign whole %d times, want once (to learn it is settled)", n)
 	}
 }
