@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"fmt"
 
-	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/records"
 )
 
 // Meta returns a copy of the setting key, or nil if it is not set.
@@ -19,11 +19,8 @@ func (t *tx) Meta(key string) ([]byte, error) {
 // PutMeta sets the setting key; a nil value unsets it. The schema version is
 // the store's own and cannot be set.
 func (t *tx) PutMeta(key string, value []byte) error {
-	if key == "" {
-		return forewarn.Errorf(forewarn.ErrInvalid, "meta key is empty")
-	}
-	if key == string(schemaKey) {
-		return forewarn.Errorf(forewarn.ErrInvalid, "meta key %q is reserved", key)
+	if err := records.CheckMetaKey(key, string(schemaKey)); err != nil {
+		return err
 	}
 	b, err := t.bucket(metaBucket)
 	if err != nil {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/records"
 )
 
 // metaMarker precedes every stored setting, so that an empty value is a
@@ -30,11 +30,8 @@ func (t *tx) Meta(key string) ([]byte, error) {
 // PutMeta sets the setting key; a nil value unsets it. The schema version is
 // the store's own and cannot be set.
 func (t *tx) PutMeta(key string, value []byte) error {
-	if key == "" {
-		return forewarn.Errorf(forewarn.ErrInvalid, "meta key is empty")
-	}
-	if key == schemaKey {
-		return forewarn.Errorf(forewarn.ErrInvalid, "meta key %q is reserved", key)
+	if err := records.CheckMetaKey(key, schemaKey); err != nil {
+		return err
 	}
 	if err := t.canWrite(); err != nil {
 		return fmt.Errorf("put meta %q: %w", key, err)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 
-	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/internal/records"
 )
 
@@ -111,8 +110,8 @@ func (t *tx) PutMeta(key string, value []byte) error {
 	if err := t.check(true); err != nil {
 		return err
 	}
-	if key == "" {
-		return forewarn.Errorf(forewarn.ErrInvalid, "meta key is empty")
+	if err := records.CheckMetaKey(key, ""); err != nil {
+		return err
 	}
 	if value == nil {
 		delete(t.state.ownMeta(), key)

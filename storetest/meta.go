@@ -11,6 +11,7 @@ var metaTests = []testCase{
 	{"Meta/Unset", testMetaUnset},
 	{"Meta/PutGet", testMetaPutGet},
 	{"Meta/Copies", testMetaCopies},
+	{"Meta/EmptyKey", testMetaEmptyKey},
 }
 
 func meta(t *testing.T, s forewarn.Store, key string) []byte {
@@ -67,5 +68,13 @@ func testMetaCopies(t *testing.T, s forewarn.Store) {
 	copy(got, "ZZZZZ")
 	if !bytes.Equal(meta(t, s, "big"), big) {
 		t.Error("Meta(big) changed after the caller changed a returned value")
+	}
+}
+
+func testMetaEmptyKey(t *testing.T, s forewarn.Store) {
+	err := s.Update(t.Context(), func(tx forewarn.Tx) error { return tx.PutMeta("", []byte("x")) })
+	assertKind(t, err, forewarn.ErrInvalid)
+	if v := meta(t, s, ""); v != nil {
+		t.Errorf(`Meta("") after a refused PutMeta = %q, want nil`, v)
 	}
 }
