@@ -10,4 +10,23 @@
 // new state of those scopes is published to the metadata endpoint. Time
 // comes only from the injected clock: Tick does the work that is due, and
 // Run calls it whenever the next deadline passes.
+//
+// # Reading order
+//
+// A change: an exported method (operate.go, events.go, vms.go, scopes.go,
+// campaigns.go, hardware.go, chaos.go) calls update (fabric.go) with a
+// function of a txn (txn.go): the store's transaction read through a
+// readCache (readcache.go), which notes what it changed in changes
+// (changes.go). An event moves through lifecycle.go (start, approve,
+// finish); the numbers it takes are the root package's rules.go, and
+// which event a user operation makes is rules.go here. After the commit,
+// publish (publish.go) hands the changes to the metadata endpoint, the
+// dashboard's hub, the metrics and the scheduler.
+//
+// Time: Tick (tick.go) starts and completes the events that are due, from
+// what was last published, advances the campaigns (campaign_advance.go)
+// and runs the actuator (actuate.go). The leader alone does this
+// (leader.go); the other replicas follow its commits (watch.go). A VM's
+// requests enable its scope (enable.go) through the Metadata the endpoint
+// calls (metadata.go).
 package fabric
