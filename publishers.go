@@ -1,5 +1,32 @@
 package forewarn
 
+// ScopeSnapshot is the state of one scope that the metadata endpoint serves:
+// the scope with its incarnation, its VMs, and its events in flight.
+type ScopeSnapshot struct {
+	Scope  *Scope
+	VMs    []*VM
+	Events []*Event
+}
+
+// Publisher receives the state of each scope after every change to it. The
+// control plane publishes; the metadata endpoint serves what was published.
+// The snapshots and everything they point to must not be changed afterwards.
+type Publisher interface {
+	PublishScope(snap *ScopeSnapshot)
+	// RemoveScope says a scope and all its VMs are gone.
+	RemoveScope(name string)
+	// PublishChaos replaces the chaos rules in force.
+	PublishChaos(rules []*ChaosRule)
+}
+
+// CampaignPublisher is a Publisher that also receives every campaign after
+// each change to it, as the dashboard's live stream does. The campaign must
+// not be changed afterwards.
+type CampaignPublisher interface {
+	Publisher
+	PublishCampaign(c *Campaign)
+}
+
 // Publishers hands what the control plane publishes to each of its
 // publishers in turn, in order: serve's metadata endpoint and the
 // dashboard's hub. It is a CampaignPublisher; campaigns go only to those

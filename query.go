@@ -60,15 +60,6 @@ type HistoryQuery struct {
 // Check refuses a query that cannot be answered: a negative limit.
 func (q HistoryQuery) Check() error { return checkLimit(q.Limit) }
 
-// Priorities lists every priority of a VM.
-var Priorities = []Priority{Regular, Spot}
-
-// EventStatuses lists every status an event in flight shows.
-var EventStatuses = []EventStatus{Scheduled, Started}
-
-// Sources lists every source of an event.
-var Sources = []Source{Platform, User}
-
 // Check refuses a query that cannot be answered: a negative update domain
 // or limit, or an unknown priority. It leaves the cursor to the listing.
 func (q VMQuery) Check() error {
@@ -111,37 +102,6 @@ func (q EventQuery) Match(e *Event) bool {
 		(q.Type == "" || strings.EqualFold(string(e.Type), string(q.Type))) &&
 		(q.Status == "" || strings.EqualFold(string(e.Status), string(q.Status))) &&
 		(q.Source == "" || strings.EqualFold(string(e.Source), string(q.Source)))
-}
-
-// Canonical returns the one of choices that s names, case-insensitively,
-// so that "spot" is Spot.
-func Canonical[T ~string](s string, choices []T) (T, bool) {
-	for _, c := range choices {
-		if strings.EqualFold(s, string(c)) {
-			return c, true
-		}
-	}
-	return "", false
-}
-
-// OneOf lists choices for a message: "A, B or C".
-func OneOf[T ~string](choices []T) string {
-	names := make([]string, len(choices))
-	for i, c := range choices {
-		names[i] = string(c)
-	}
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}
-
-// checkChoice refuses a filter that is set to none of its choices.
-func checkChoice[T ~string](what string, v T, choices []T) error {
-	if _, ok := Canonical(string(v), choices); v != "" && !ok {
-		return Errorf(ErrInvalid, "invalid %s %q: want %s", what, v, OneOf(choices))
-	}
-	return nil
 }
 
 // checkLimit refuses a negative page size.
