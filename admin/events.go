@@ -77,7 +77,7 @@ func (s *Server) resolve(w http.ResponseWriter, r *http.Request, _ url.Values) e
 // history answers GET /v1/history: a page of the finished and cancelled
 // events, newest first, with a Link to the next page if there is one.
 func (s *Server) history(w http.ResponseWriter, r *http.Request, q url.Values) error {
-	limit, err := parseLimit(q)
+	limit, err := parseLimit(q, defaultHistoryLimit)
 	if err != nil {
 		return err
 	}
