@@ -3,7 +3,6 @@ package fleetfile
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/forewarn/forewarn"
 )
@@ -87,40 +86,4 @@ func (f *File) names() (scopes, vms map[forewarn.Key]bool) {
 		vms[forewarn.KeyOf(vm.Spec.Name)] = true
 	}
 	return scopes, vms
-}
-
-// scopeStep plans a declared scope.
-func (st *state) scopeStep(s Scope) step {
-	c := Change{Kind: KindScope, Name: s.Spec.Name}
-	have := st.scopes[forewarn.KeyOf(s.Spec.Name)]
-	if have == nil {
-		c.Action, c.Detail = ActionCreate, describeScope(s.Spec)
-		spec := s.Spec
-		return step{Change: c, line: s.Line, scope: &spec}
-	}
-	if d := scopeDiffs(s.Spec, have); len(d) > 0 {
-		c.Action, c.Detail = ActionConflict, d.String()
-	} else {
-		c.Action = ActionUnchanged
-	}
-	return step{Change: c, line: s.Line}
-}
-
-// scopeDiffs lists what differs between a declared scope and the server's.
-func scopeDiffs(spec forewarn.ScopeSpec, have *forewarn.Scope) diffs {
-	var d diffs
-	d.add("kind", spec.Kind, have.Kind)
-	if have.Kind == forewarn.Standalone {
-		return d
-	}
-	d.add("updateDomains", spec.UpdateDomains, have.UpdateDomains)
-	d.add("faultDomains", spec.FaultDomains, have.FaultDomains)
-	if spec.Kind == forewarn.ScaleSet && have.Kind == forewarn.ScaleSet {
-		notice := have.TerminateNotice
-		if notice == 0 {
-			notice = forewarn.Duration(forewarn.DefaultTerminateNotice)
-		}
-		d.add("terminateNotice", shortDuration(time.Duration(spec.TerminateNotice)), shortDuration(time.Duration(notice)))
-	}
-	return d
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/forewarn/forewarn"
 )
@@ -92,16 +91,6 @@ func addressList(addrs []string) string {
 	return "[" + strings.Join(out, ", ") + "]"
 }
 
-// describeScope summarises a scope to create.
-func describeScope(spec forewarn.ScopeSpec) string {
-	s := fmt.Sprintf("%s, %s, %s", spec.Kind, countOf(spec.UpdateDomains, "update domain", "update domains"),
-		countOf(spec.FaultDomains, "fault domain", "fault domains"))
-	if spec.Kind == forewarn.ScaleSet {
-		s += ", terminate notice " + shortDuration(time.Duration(spec.TerminateNotice))
-	}
-	return s
-}
-
 // describeVM summarises a VM to create.
 func describeVM(spec forewarn.VMSpec) string {
 	parts := []string{"standalone"}
@@ -132,17 +121,6 @@ func deleteVM(vm *forewarn.VM, standalone bool) step {
 		Change: Change{Action: ActionDelete, Kind: KindVM, Name: name, Detail: detail},
 		do: func(ctx context.Context, fleet forewarn.Fleet) error {
 			return fleet.DeleteVM(ctx, name)
-		},
-	}
-}
-
-// deleteScope plans the deletion of an empty scope absent from the file.
-func deleteScope(s *forewarn.Scope) step {
-	name := s.Name
-	return step{
-		Change: Change{Action: ActionDelete, Kind: KindScope, Name: name, Detail: string(s.Kind)},
-		do: func(ctx context.Context, fleet forewarn.Fleet) error {
-			return fleet.DeleteScope(ctx, name)
 		},
 	}
 }
