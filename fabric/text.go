@@ -1,11 +1,6 @@
 package fabric
 
-import "strconv"
+import "github.com/forewarn/forewarn/internal/plural"
 
 // countOf writes a count and its noun for a message: "1 VM", "3 VMs".
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
-}
+func countOf(n int, one, many string) string { return plural.Count(n, one, many) }

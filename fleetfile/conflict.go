@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/plural"
 )
 
 // ConflictError is the error of Apply when the file conflicts with the
@@ -38,11 +39,7 @@ func conflictError(file string, steps []step) error {
 // Summary says how many conflicts there are: "fleet.yaml: 2 conflicts with
 // the fleet, nothing was changed".
 func (e *ConflictError) Summary() string {
-	noun := "conflicts"
-	if len(e.Conflicts) == 1 {
-		noun = "conflict"
-	}
-	return fmt.Sprintf("%s: %d %s with the fleet, nothing was changed", e.File, len(e.Conflicts), noun)
+	return fmt.Sprintf("%s: %s with the fleet, nothing was changed", e.File, plural.Count(len(e.Conflicts), "conflict", "conflicts"))
 }
 
 // Positioned returns each conflict with where the file declares it:

@@ -2,10 +2,10 @@ package fleetfile
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/plural"
 )
 
 // maxProblems is how many problems a ParseError lists before it sums up the
@@ -56,7 +56,7 @@ func (e *ParseError) Error() string {
 	lines := make([]string, 0, min(len(e.Problems), maxProblems)+1)
 	for i, p := range e.Problems {
 		if i == maxProblems {
-			lines = append(lines, "... and "+countOf(len(e.Problems)-i, "more problem", "more problems"))
+			lines = append(lines, "... and "+plural.Count(len(e.Problems)-i, "more problem", "more problems"))
 			break
 		}
 		lines = append(lines, p.String())
@@ -67,12 +67,4 @@ func (e *ParseError) Error() string {
 // Unwrap returns the problems as a user error of kind forewarn.ErrInvalid.
 func (e *ParseError) Unwrap() error {
 	return &forewarn.Error{Kind: forewarn.ErrInvalid, Message: e.Error()}
-}
-
-// countOf writes a count and its noun for a message: "1 VM", "3 VMs".
-func countOf(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }

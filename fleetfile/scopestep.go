@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/plural"
 )
 
 // scopeStep plans a declared scope.
@@ -46,8 +47,8 @@ func scopeDiffs(spec forewarn.ScopeSpec, have *forewarn.Scope) diffs {
 
 // describeScope summarises a scope to create.
 func describeScope(spec forewarn.ScopeSpec) string {
-	s := fmt.Sprintf("%s, %s, %s", spec.Kind, countOf(spec.UpdateDomains, "update domain", "update domains"),
-		countOf(spec.FaultDomains, "fault domain", "fault domains"))
+	s := fmt.Sprintf("%s, %s, %s", spec.Kind, plural.Count(spec.UpdateDomains, "update domain", "update domains"),
+		plural.Count(spec.FaultDomains, "fault domain", "fault domains"))
 	if spec.Kind == forewarn.ScaleSet {
 		s += ", terminate notice " + shortDuration(time.Duration(spec.TerminateNotice))
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/fleetfile"
+	"github.com/forewarn/forewarn/internal/plural"
 	"github.com/spf13/cobra"
 )
 
@@ -98,8 +99,8 @@ func (o *applyOptions) plan(ctx context.Context, w io.Writer, fleet forewarn.Fle
 		return err
 	}
 	if n := countConflicts(changes); n > 0 {
-		return fmt.Errorf("%s: %d %s with the fleet: apply would refuse the file and change nothing",
-			file.Name, n, plural(n, "conflict", "conflicts"))
+		return fmt.Errorf("%s: %s with the fleet: apply would refuse the file and change nothing",
+			file.Name, plural.Count(n, "conflict", "conflicts"))
 	}
 	if o.output == outputTable {
 		_, err = fmt.Fprintln(w, "(dry run: nothing was changed)")

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/plural"
 	"github.com/spf13/cobra"
 )
 
@@ -109,7 +110,7 @@ func printCampaignNotice(w io.Writer, format outputFormat, c *forewarn.Campaign,
 	}
 	if p := progressOf(c); len(p.noNotice) > 0 {
 		_, err := fmt.Fprintf(w, "\nNO NOTICE: %s %s not enabled Scheduled Events (no VM has asked for its events): %s events start at once, without notice.\n",
-			strings.Join(p.noNotice, ", "), plural(len(p.noNotice), "has", "have"), plural(len(p.noNotice), "its", "their"))
+			strings.Join(p.noNotice, ", "), plural.Word(len(p.noNotice), "has", "have"), plural.Word(len(p.noNotice), "its", "their"))
 		return err
 	}
 	return nil
@@ -178,8 +179,8 @@ func progressCell(p progress) string {
 	if p.skipped > 0 {
 		skipped = fmt.Sprintf(" (%d skipped)", p.skipped)
 	}
-	return fmt.Sprintf("%d/%d update domains done%s, %d %s in flight",
-		p.done, p.total, skipped, p.inFlight, plural(p.inFlight, "event", "events"))
+	return fmt.Sprintf("%d/%d update domains done%s, %s in flight",
+		p.done, p.total, skipped, plural.Count(p.inFlight, "event", "events"))
 }
 
 // noticeCell shows a campaign's notice: "the type's minimum" for zero,
@@ -211,12 +212,4 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-// plural returns one if n is 1, else many.
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
