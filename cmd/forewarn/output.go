@@ -106,3 +106,18 @@ func timeCell(t time.Time) string {
 
 // listCell joins a list for a table cell.
 func listCell(items []string) string { return strings.Join(items, ",") }
+
+// durationCell shows a DurationInSeconds: "unknown" for -1.
+func durationCell(seconds int) string {
+	if seconds < 0 {
+		return "unknown"
+	}
+	return (time.Duration(seconds) * time.Second).String()
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}

@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/admin"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -71,36 +70,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// choiceValue is a pflag.Value for a flag that takes one of choices, in any
-// case, and keeps it as the choice is spelt.
-type choiceValue[T ~string] struct {
-	value   *T
-	choices []T
-}
-
-func (c *choiceValue[T]) String() string {
-	if c.value == nil {
-		return ""
-	}
-	return string(*c.value)
-}
-
-func (c *choiceValue[T]) Set(s string) error {
-	v, ok := forewarn.Canonical(s, c.choices)
-	if !ok {
-		return fmt.Errorf("want %s", forewarn.OneOf(c.choices))
-	}
-	*c.value = v
-	return nil
-}
-
-// Type lists the choices in the help: Regular|Spot.
-func (c *choiceValue[T]) Type() string {
-	names := make([]string, len(c.choices))
-	for i, choice := range c.choices {
-		names[i] = string(choice)
-	}
-	return strings.Join(names, "|")
 }

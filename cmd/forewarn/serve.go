@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"io"
+	"log/slog"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -152,4 +155,21 @@ func (o *serveOptions) applyDev(cmd *cobra.Command) {
 	if !cmd.Flags().Changed("time-scale") {
 		o.timeScale = 60
 	}
+}
+
+// newLogger returns serve's logger, writing to w at --log-level in
+// --log-format.
+func newLogger(w io.Writer, level, format string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %q is not debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: l}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format: %q is not text or json", format)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/netip"
+	"path/filepath"
 	"strings"
 
 	"github.com/forewarn/forewarn/admin"
@@ -76,4 +77,16 @@ func (o *serveOptions) listenAdmin() (net.Listener, error) {
 		ln = tls.NewListener(ln, cfg)
 	}
 	return ln, nil
+}
+
+// tokenFile is the admin token's file in the data directory.
+const tokenFile = "admin.token"
+
+// token reads the admin token from --admin-token-file, or from the data
+// directory, where it is generated (0600) at the first start.
+func (o *serveOptions) token() (string, error) {
+	if o.adminTokenFile != "" {
+		return admin.ReadToken(o.adminTokenFile)
+	}
+	return admin.ReadOrCreateToken(filepath.Join(o.dataDir, tokenFile))
 }

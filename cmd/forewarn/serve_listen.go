@@ -1,9 +1,13 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
+
+	"github.com/forewarn/forewarn/linkaddr"
 )
 
 // listeners are serve's: the metadata endpoint's, the admin API's and,
@@ -55,4 +59,42 @@ func (lns *listeners) servers(endpoint, adminAPI http.Handler) servers {
 		srvs = append(srvs, server{"pprof", lns.pprof, pprofHandler()})
 	}
 	return srvs
+}
+
+// listenMetadata opens the metadata listener, first adding its address to
+// the loopback device if asked to. release takes the address away again
+// if serve added it.
+func (o *serveOptions) listenMetadata(log *slog.Logger) (ln net.Listener, release func(), err error) {
+	release = func() {}
+	if o.assignAddress {
+		addr, err := listenIP(o.metadataAddr)
+		if err != nil || !addr.IsValid() || addr.IsUnspecified() {
+			return nil, nil, fmt.Errorf("--assign-address needs an IP address in --metadata-addr, not %q", o.metadataAddr)
+		}
+		drop, err := linkaddr.Assign(addr)
+		if err != nil {
+			return nil, nil, err
+		}
+		release = func() {
+			if err := drop(); err != nil {
+				log.Warn("remove metadata address", "err", err)
+			}
+		}
+	}
+	ln, err = net.Listen("tcp", o.metadataAddr)
+	if err != nil {
+		release()
+		return nil, nil, fmt.Errorf("metadata listener: %w", err)
+	}
+	return ln, release, nil
+}
+
+// listenIP returns the IP of a host:port, or the zero Addr if the host is
+// empty (all addresses).
+func listenIP(hostport string) (netip.Addr, error) {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil || host == "" {
+		return netip.Addr{}, err
+	}
+	return netip.ParseAddr(host)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math"
 	"net"
 	"net/http"
 	"os"
@@ -148,17 +147,6 @@ func (o *serveOptions) newControlPlane(ctx context.Context, store forewarn.Store
 	return fab, endpoint, nil
 }
 
-// seedFleet makes the scopes and VMs serve makes at start: the host's own
-// VM, unless the fleet is shared on etcd, then those of the --fleet file.
-func (o *serveOptions) seedFleet(ctx context.Context, fab *fabric.Fabric, file *fleetfile.File, metaAddr net.Addr, log *slog.Logger) error {
-	if !o.store.usesEtcd() { // many hosts share the fleet: no default VM (SPEC.md 8)
-		if err := o.ensureDefaultVM(ctx, fab, metaAddr, log); err != nil {
-			return err
-		}
-	}
-	return applyFleet(ctx, fab, file, log)
-}
-
 // newAdminAPI returns the admin API over the control plane, whose
 // dashboard streams from hub.
 func (o *serveOptions) newAdminAPI(fab *fabric.Fabric, token string, hub *admin.Hub, log *slog.Logger, reg *prometheus.Registry) *admin.Server {
@@ -174,33 +162,6 @@ func (o *serveOptions) logDashboard(log *slog.Logger, adminAddr net.Addr) {
 		scheme = "https"
 	}
 	log.Info("dashboard", "url", scheme+"://"+adminAddr.String()+"/ui/")
-}
-
-// check refuses flag values that make no sense.
-func (o *serveOptions) check() error {
-	switch {
-	case !(o.timeScale > 0) || math.IsInf(o.timeScale, 1):
-		return fmt.Errorf("--time-scale must be a number greater than 0, not %g", o.timeScale)
-	case !(o.rateLimit >= 0) || math.IsInf(o.rateLimit, 1):
-		return fmt.Errorf("--rate-limit must be 0 (off) or more, not %g", o.rateLimit)
-	case o.maxUserOps < 1:
-		return fmt.Errorf("--max-user-ops must be at least 1, not %d", o.maxUserOps)
-	case o.historyKeep < 1:
-		return fmt.Errorf("--history-keep must be at least 1, not %d", o.historyKeep)
-	case o.enableIdle == 0:
-		return fmt.Errorf("--enable-idle must be more than 0")
-	case o.adminTimeout <= 0:
-		return fmt.Errorf("--admin-request-timeout must be more than 0")
-	case o.replicaID != "" && !forewarn.ValidName(o.replicaID):
-		return fmt.Errorf("--replica-id %q: use 1-64 letters, digits, '-', '_' and '.'", o.replicaID)
-	}
-	if err := o.checkActuator(); err != nil {
-		return err
-	}
-	if err := o.checkAdmin(); err != nil {
-		return err
-	}
-	return o.checkStore()
 }
 
 // server is one HTTP listener of serve.
