@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/forewarn/forewarn"
 	"golang.org/x/time/rate"
 )
 
@@ -70,4 +71,14 @@ func (l *limiter) bucket(key string, now time.Time) *rate.Limiter {
 	b := rate.NewLimiter(l.limit, l.burst)
 	l.buckets[key] = b
 	return b
+}
+
+// vmRateKey is the rate-limit bucket name of a VM: its ID, so that a VM
+// created again under a deleted one's name starts with a full bucket
+// (DESIGN.md, invariant 8); its name, case-insensitively, if it has none.
+func vmRateKey(vm *forewarn.VM) string {
+	if vm.ID != "" {
+		return "vm:" + vm.ID
+	}
+	return "vm:" + string(forewarn.KeyOf(vm.Name))
 }

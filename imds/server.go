@@ -215,20 +215,6 @@ func (s *Server) internalError(w http.ResponseWriter, r *http.Request, msg strin
 	writeError(w, errInternal)
 }
 
-// versionsBody is the answer of /metadata/versions.
-var versionsBody = func() []byte {
-	b, err := marshal(struct {
-		APIVersions []string `json:"apiVersions"`
-	}{allVersions()})
-	if err != nil {
-		panic(err)
-	}
-	return b
-}()
-
-// versionsLength is the Content-Length header value of versionsBody.
-var versionsLength = lengthValue(versionsBody)
-
 // remoteAddr is the connection's source address, normalized, or the zero
 // Addr if RemoteAddr is not an address and port.
 func remoteAddr(r *http.Request) netip.Addr {

@@ -48,16 +48,6 @@ type caller struct {
 	rateKey string
 }
 
-// vmRateKey is the rate-limit bucket name of a VM: its ID, so that a VM
-// created again under a deleted one's name starts with a full bucket
-// (DESIGN.md, invariant 8); its name, case-insensitively, if it has none.
-func vmRateKey(vm *forewarn.VM) string {
-	if vm.ID != "" {
-		return "vm:" + vm.ID
-	}
-	return "vm:" + string(forewarn.KeyOf(vm.Name))
-}
-
 func newScopeState(snap *forewarn.ScopeSnapshot) (*scopeState, []string) {
 	etag := strconv.FormatInt(snap.Scope.Incarnation, 10)
 	st := &scopeState{

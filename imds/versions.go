@@ -90,3 +90,17 @@ func allVersions() []string {
 	slices.Sort(all)
 	return slices.Compact(all)
 }
+
+// versionsBody is the answer of /metadata/versions.
+var versionsBody = func() []byte {
+	b, err := marshal(struct {
+		APIVersions []string `json:"apiVersions"`
+	}{allVersions()})
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
+
+// versionsLength is the Content-Length header value of versionsBody.
+var versionsLength = lengthValue(versionsBody)
