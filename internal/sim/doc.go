@@ -12,7 +12,7 @@
 // the retry bound, each decided by the seed, and released by the driver.
 //
 // A reference model (model*.go) predicts after every step what each VM's
-// document holds and what each admin call answers; the checks (check.go)
+// document holds and what each admin call answers; the checks (check*.go)
 // compare it with what the system shows, and hold the invariants that do
 // not need the model (incarnations, notice, bounded maintenance,
 // campaigns, agreement of the listings, documents, history and

@@ -11,17 +11,6 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// campaignTypes are what a campaign may roll out, with the description and
-// DurationInSeconds its events show by default.
-var campaignTypes = map[forewarn.EventType]struct {
-	desc     string
-	duration int
-}{
-	forewarn.Freeze:   {"Virtual machine is being paused because of a memory-preserving Live Migration operation.", 5},
-	forewarn.Reboot:   {"Host server is undergoing maintenance.", -1},
-	forewarn.Redeploy: {"Host server is undergoing maintenance.", -1},
-}
-
 func (m *model) campaign(id string) *forewarn.Campaign {
 	for _, c := range m.campaigns {
 		if c.ID == key(id) {
