@@ -14,11 +14,8 @@ func runFleet(args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("fleetload fleet", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	l.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, func() error { return l.check() }); err != nil {
 		return err
-	}
-	if err := l.check(); err != nil {
-		return usageError{err}
 	}
 	return writeFleet(stdout, l)
 }

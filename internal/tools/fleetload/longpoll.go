@@ -52,13 +52,8 @@ func parseLongpoll(args []string, stderr io.Writer) (longpollOptions, error) {
 	fs.DurationVar(&o.target, "target", 200*time.Millisecond, "the p99 to mark PASS (BENCHMARKS.md)")
 	fs.IntVar(&o.serverPID, "server-pid", 0, "the server's process id, to report its CPU time (0: not reported)")
 	fs.BoolVar(&o.json, "json", false, "print the result as JSON on stdout, the summary on stderr")
-	if err := parseFlags(fs, args); err != nil {
-		return o, err
-	}
-	if err := o.check(); err != nil {
-		return o, usageError{err}
-	}
-	return o, nil
+	err := parseFlags(fs, args, func() error { return o.check() })
+	return o, err
 }
 
 // check tells what is wrong with the options, if anything.

@@ -34,13 +34,8 @@ func parsePoll(args []string, stderr io.Writer) (pollOptions, error) {
 	fs.SetOutput(stderr)
 	o.register(fs, time.Minute)
 	fs.BoolVar(&o.json, "json", false, "print the result as JSON on stdout, the summary on stderr")
-	if err := parseFlags(fs, args); err != nil {
-		return o, err
-	}
-	if err := o.check(o.duration); err != nil {
-		return o, usageError{err}
-	}
-	return o, nil
+	err := parseFlags(fs, args, func() error { return o.check(o.duration) })
+	return o, err
 }
 
 // register adds the flags of the poll load to fs, -duration's default

@@ -62,8 +62,10 @@ type usageError struct{ err error }
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
-// parseFlags parses args, which must hold flags only.
-func parseFlags(fs *flag.FlagSet, args []string) error {
+// parseFlags parses args, which must hold flags only, then check tells
+// what is wrong with the values, if anything: a usage error either way
+// (but -help's flag.ErrHelp, as it is).
+func parseFlags(fs *flag.FlagSet, args []string, check func() error) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -72,6 +74,9 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Errorf("unexpected argument %q", fs.Arg(0))}
+	}
+	if err := check(); err != nil {
+		return usageError{err}
 	}
 	return nil
 }

@@ -55,13 +55,8 @@ func parseSoak(args []string, stderr io.Writer) (soakOptions, error) {
 	fs.Float64Var(&o.growth.heapPct, "heap-growth-pct", 20, "serve's heap in use may grow by this percentage")
 	fs.Float64Var(&o.growth.heapMB, "heap-growth-mb", 8, "plus this many MiB")
 	fs.BoolVar(&o.json, "json", false, "print the result as JSON on stdout, the summary on stderr")
-	if err := parseFlags(fs, args); err != nil {
-		return o, err
-	}
-	if err := o.check(); err != nil {
-		return o, usageError{err}
-	}
-	return o, nil
+	err := parseFlags(fs, args, func() error { return o.check() })
+	return o, err
 }
 
 // check tells what is wrong with the options, if anything.
