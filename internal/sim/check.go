@@ -25,25 +25,15 @@ func (d *driver) read(fl forewarn.Fleet, historyLimit int, page int, campaigns, 
 	if s.scopes, err = fl.Scopes(ctx); err != nil {
 		return nil, fmt.Errorf("scopes: %w", err)
 	}
-	for after := ""; ; {
-		vms, next, err := fl.VMs(ctx, forewarn.VMQuery{After: after, Limit: page})
-		if err != nil {
-			return nil, fmt.Errorf("vms: %w", err)
-		}
-		s.vms = append(s.vms, vms...)
-		if after = next; next == "" {
-			break
-		}
+	if s.vms, err = allPages(func(after string) ([]*forewarn.VM, string, error) {
+		return fl.VMs(ctx, forewarn.VMQuery{After: after, Limit: page})
+	}); err != nil {
+		return nil, fmt.Errorf("vms: %w", err)
 	}
-	for after := ""; ; {
-		events, next, err := fl.Events(ctx, forewarn.EventQuery{After: after, Limit: page})
-		if err != nil {
-			return nil, fmt.Errorf("events: %w", err)
-		}
-		s.events = append(s.events, events...)
-		if after = next; next == "" {
-			break
-		}
+	if s.events, err = allPages(func(after string) ([]*forewarn.Event, string, error) {
+		return fl.Events(ctx, forewarn.EventQuery{After: after, Limit: page})
+	}); err != nil {
+		return nil, fmt.Errorf("events: %w", err)
 	}
 	if campaigns {
 		if s.campaigns, err = fl.Campaigns(ctx); err != nil {
@@ -59,6 +49,22 @@ func (d *driver) read(fl forewarn.Fleet, historyLimit int, page int, campaigns, 
 		return nil, fmt.Errorf("history: %w", err)
 	}
 	return &s, nil
+}
+
+// allPages reads a listing page by page, from the first to the last:
+// list returns the page that begins after a cursor, and the next cursor.
+func allPages[T any](list func(after string) ([]T, string, error)) ([]T, error) {
+	var all []T
+	for after := ""; ; {
+		items, next, err := list(after)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, items...)
+		if after = next; next == "" {
+			return all, nil
+		}
+	}
 }
 
 // checkAll compares the system with the model and checks the invariants;
