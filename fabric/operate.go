@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/plural"
 )
 
 // Operate runs a user operation on a VM and returns the event it created.
@@ -76,7 +77,7 @@ func (f *Fabric) checkOperation(t *txn, op forewarn.Operation, vm *forewarn.VM, 
 	if n >= f.cfg.MaxUserOps {
 		return forewarn.Errorf(forewarn.ErrLimit,
 			"scope %q already has %s in flight, the most allowed (serve --max-user-ops)",
-			scope.Name, countOf(n, "user operation", "user operations"))
+			scope.Name, plural.Count(n, "user operation", "user operations"))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/plural"
 )
 
 // CreateScope creates a scope, its incarnation at 1, and returns it as
@@ -144,7 +145,7 @@ func (f *Fabric) DeleteScope(ctx context.Context, name string) error {
 		}
 		if len(vms) > 0 {
 			return forewarn.Errorf(forewarn.ErrConflict,
-				"scope %q still has %s: delete them first", s.Name, countOf(len(vms), "VM", "VMs"))
+				"scope %q still has %s: delete them first", s.Name, plural.Count(len(vms), "VM", "VMs"))
 		}
 		return deleteScope(t, s)
 	})
