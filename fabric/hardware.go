@@ -9,14 +9,6 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// The descriptions of platform events (SPEC.md 10).
-const (
-	descFreeze   = "Virtual machine is being paused because of a memory-preserving Live Migration operation."
-	descHost     = "Host server is undergoing maintenance."
-	descRepair   = "Host server is undergoing an emergency repair."
-	descDegraded = "Host server is going to be serviced because of degraded hardware."
-)
-
 // Fail creates a hardware failure of a VM: a Platform Reboot, Started from
 // its first appearance. It does not count toward the user limit and is
 // allowed while the VM has another event in flight (SPEC.md 10).

@@ -58,3 +58,11 @@ func ceilSecond(t time.Time) time.Time {
 	}
 	return t
 }
+
+// The descriptions of platform events (SPEC.md 10).
+const (
+	descFreeze   = "Virtual machine is being paused because of a memory-preserving Live Migration operation."
+	descHost     = "Host server is undergoing maintenance."
+	descRepair   = "Host server is undergoing an emergency repair."
+	descDegraded = "Host server is going to be serviced because of degraded hardware."
+)
