@@ -105,6 +105,8 @@
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
+prog=fleet-load.sh
+. scripts/lib.sh
 
 mode=default
 short=0
@@ -170,28 +172,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-die() {
-  echo "fleet-load.sh: $*" >&2
-  exit 1
-}
-
-# wait_addr LOG PATTERN: prints the address of the first "PATTERN addr=X"
-# in LOG, waiting for it at most 30 s.
-wait_addr() {
-  local addr
-  for _ in $(seq 300); do
-    addr=$(sed -n "s/.*$2 addr=\([^ ]*\).*/\1/p" "$1" | head -n 1)
-    if [ -n "$addr" ]; then
-      echo "$addr"
-      return 0
-    fi
-    sleep 0.1
-  done
-  echo "fleet-load.sh: no \"$2\" line in $1 after 30 s:" >&2
-  cat "$1" >&2
-  return 1
-}
 
 # start_serve NAME FLAG...: starts forewarn serve on a fresh data directory
 # $tmp/NAME, and sets fw_pid, meta and admin.

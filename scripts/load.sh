@@ -43,6 +43,8 @@
 set -euo pipefail
 shopt -s inherit_errexit
 cd "$(dirname "$0")/.."
+prog=load.sh
+. scripts/lib.sh
 
 duration=10s
 connections=64
@@ -85,28 +87,6 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
-
-die() {
-  echo "load.sh: $*" >&2
-  exit 1
-}
-
-# wait_addr LOG PATTERN: prints the address of the first "PATTERN addr=X"
-# in LOG, waiting for it at most 30 s.
-wait_addr() {
-  local i addr
-  for i in $(seq 300); do
-    addr=$(sed -n "s/.*$2 addr=\([^ ]*\).*/\1/p" "$1" | head -n 1)
-    if [ -n "$addr" ]; then
-      echo "$addr"
-      return 0
-    fi
-    sleep 0.1
-  done
-  echo "load.sh: no \"$2\" line in $1 after 30 s:" >&2
-  cat "$1" >&2
-  return 1
-}
 
 # cpu_ticks PID: the process's user plus system CPU time, in clock ticks.
 # Fields 14 and 15 of /proc/PID/stat, counted after the ") " that ends the
