@@ -15,7 +15,7 @@ import (
 type parser struct {
 	name     string
 	problems []Problem
-	// Names and addresses declared so far, by lower-case name and by
+	// Names and addresses declared so far, by the name's key and by
 	// canonical address, for the checks across the file.
 	vms    map[forewarn.Key]declared
 	scopes map[forewarn.Key]declared

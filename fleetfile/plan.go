@@ -72,7 +72,7 @@ func (st *state) prune(f *File) []step {
 	return steps
 }
 
-// names returns the lower-case names of the scopes and of the VMs the file
+// names returns the keys of the names of the scopes and of the VMs the file
 // declares.
 func (f *File) names() (scopes, vms map[forewarn.Key]bool) {
 	scopes, vms = map[forewarn.Key]bool{}, map[forewarn.Key]bool{}

@@ -13,7 +13,7 @@ import (
 // defaultScope is the scope of the host's own VM, which prune leaves alone.
 const defaultScope = "default"
 
-// state is the fleet as the server has it, by lower-case name, changed as
+// state is the fleet as the server has it, by the names' keys, changed as
 // the plan goes to what it will be after the steps planned so far.
 type state struct {
 	scopes map[forewarn.Key]*forewarn.Scope
