@@ -29,6 +29,17 @@ const (
 	DefaultDegradeNotice   = 7 * 24 * time.Hour
 )
 
+// CeilSecond rounds a NotBefore up to the next whole second (SPEC.md 10):
+// the wire shows whole seconds, and an event never starts before the second
+// it shows, so rounding never cuts the notice short. The fabric stores it
+// rounded; the endpoint rounds what it shows.
+func CeilSecond(t time.Time) time.Time {
+	if s := t.Truncate(time.Second); !s.Equal(t) {
+		return s.Add(time.Second)
+	}
+	return t
+}
+
 // impact is how long the simulated impact of a started event of each type
 // lasts before the event completes, unscaled (DESIGN.md).
 var impact = map[EventType]time.Duration{

@@ -46,7 +46,7 @@ func TestDegradedHardware(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ceilSecond(t0.Add(7 * 24 * time.Hour))
+	want := forewarn.CeilSecond(t0.Add(7 * 24 * time.Hour))
 	if e.Type != forewarn.Redeploy || e.Source != forewarn.Platform || !e.NotBefore.Equal(want) ||
 		e.Description != "Host server is going to be serviced because of degraded hardware." {
 		t.Fatalf("degrade event %+v", e)

@@ -89,7 +89,7 @@ func (f *Fabric) schedule(t *txn, e *forewarn.Event, scope *forewarn.Scope, noti
 	if !f.enabled(scope, t.now) {
 		return f.start(t, e)
 	}
-	e.NotBefore = ceilSecond(t.now.Add(f.scaled(notice)))
+	e.NotBefore = forewarn.CeilSecond(t.now.Add(f.scaled(notice)))
 	if err := t.PutEvent(e); err != nil {
 		return err
 	}

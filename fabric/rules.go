@@ -50,15 +50,6 @@ func notice(t forewarn.EventType, scope *forewarn.Scope) time.Duration {
 	return forewarn.MinNotice(t)
 }
 
-// ceilSecond rounds t up to the next whole second, so that the NotBefore the
-// wire shows never cuts the notice short (SPEC.md 10).
-func ceilSecond(t time.Time) time.Time {
-	if s := t.Truncate(time.Second); !s.Equal(t) {
-		return s.Add(time.Second)
-	}
-	return t
-}
-
 // The descriptions of platform events (SPEC.md 10).
 const (
 	descFreeze   = "Virtual machine is being paused because of a memory-preserving Live Migration operation."

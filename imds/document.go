@@ -3,7 +3,6 @@ package imds
 import (
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/forewarn/forewarn"
 )
@@ -81,9 +80,5 @@ func wireNotBefore(e *forewarn.Event) string {
 	if e.Status == forewarn.Started || e.NotBefore.IsZero() {
 		return ""
 	}
-	t := e.NotBefore.UTC()
-	if whole := t.Truncate(time.Second); whole.Before(t) {
-		t = whole.Add(time.Second)
-	}
-	return t.Format(http.TimeFormat)
+	return forewarn.CeilSecond(e.NotBefore).UTC().Format(http.TimeFormat)
 }
