@@ -40,6 +40,21 @@ func CeilSecond(t time.Time) time.Time {
 	return t
 }
 
+// ValidTerminateNotice reports whether d is within the bounds of a scale
+// set's TerminateNotice.
+func ValidTerminateNotice(d time.Duration) bool {
+	return d >= MinTerminateNotice && d <= MaxTerminateNotice
+}
+
+// TerminateNoticeOf returns the notice of a Terminate in a scope: its
+// TerminateNotice, or the default if it has none.
+func TerminateNoticeOf(s *Scope) time.Duration {
+	if s.TerminateNotice > 0 {
+		return time.Duration(s.TerminateNotice)
+	}
+	return DefaultTerminateNotice
+}
+
 // impact is how long the simulated impact of a started event of each type
 // lasts before the event completes, unscaled (DESIGN.md).
 var impact = map[EventType]time.Duration{

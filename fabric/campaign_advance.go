@@ -278,7 +278,7 @@ func (f *Fabric) nextDomain(t *txn, c *forewarn.Campaign, p *forewarn.ScopeProgr
 			CreatedAt:         t.now,
 		}
 		p.Event = e.ID
-		return f.schedule(t, e, scope, max(time.Duration(c.Spec.Notice), notice(e.Type, scope)))
+		return f.schedule(t, e, scope, noticeOf(e.Type, scope, time.Duration(c.Spec.Notice)))
 	}
 	p.Waiting = ""
 	return nil

@@ -15,7 +15,7 @@ func (f *Fabric) estimate(t *txn, c *forewarn.Campaign) time.Time {
 	if c.Ended() {
 		return time.Time{}
 	}
-	perDomain := f.scaled(max(time.Duration(c.Spec.Notice), forewarn.MinNotice(c.Spec.Type)) +
+	perDomain := f.scaled(noticeOf(c.Spec.Type, nil, time.Duration(c.Spec.Notice)) +
 		forewarn.Impact(&forewarn.Event{Type: c.Spec.Type, DurationInSeconds: c.DurationInSeconds}))
 	lanes := make(laneHeap, 0, min(c.Spec.ParallelScopes, len(c.Scopes)))
 	var waiting []time.Duration

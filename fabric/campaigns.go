@@ -11,17 +11,6 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// campaignTypes are the event types a campaign may roll out, with the
-// description and DurationInSeconds of the real service's examples.
-var campaignTypes = map[forewarn.EventType]struct {
-	description string
-	duration    int
-}{
-	forewarn.Freeze:   {descFreeze, 5},
-	forewarn.Reboot:   {descHost, -1},
-	forewarn.Redeploy: {descHost, -1},
-}
-
 // maxDescription bounds a campaign's description.
 const maxDescription = 1024
 
@@ -84,7 +73,7 @@ func newCampaign(spec forewarn.CampaignSpec) (*forewarn.Campaign, error) {
 	}
 	// The campaign records the notice its events get: at least the type's
 	// minimum, which applies when less is asked.
-	spec.Notice = max(spec.Notice, forewarn.Duration(forewarn.MinNotice(spec.Type)))
+	spec.Notice = forewarn.Duration(noticeOf(spec.Type, nil, time.Duration(spec.Notice)))
 	c := &forewarn.Campaign{
 		ID:                uuid.NewString(),
 		Spec:              spec,

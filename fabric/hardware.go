@@ -51,7 +51,7 @@ func (f *Fabric) Degrade(ctx context.Context, vmName string, notice time.Duratio
 		}
 		e = platformEvent(t, forewarn.Redeploy, vm, descDegraded, -1)
 		e.Operation = forewarn.OpDegrade
-		return f.schedule(t, e, scope, max(notice, forewarn.MinNotice(forewarn.Redeploy)))
+		return f.schedule(t, e, scope, noticeOf(forewarn.Redeploy, scope, notice))
 	})
 	return e, err
 }

@@ -282,7 +282,7 @@ func (h *harness) platformEvent(vm string, typ forewarn.EventType) *forewarn.Eve
 		}
 		e = &forewarn.Event{ID: "0f0e0d0c-0000-4000-8000-000000000001", Type: typ, Status: forewarn.Scheduled,
 			Scope: scope.Name, Resources: []string{v.Name}, Source: forewarn.Platform, CreatedAt: t.now}
-		return h.f.schedule(t, e, scope, notice(typ, scope))
+		return h.f.schedule(t, e, scope, noticeOf(typ, scope, 0))
 	})
 	if err != nil {
 		h.tb.Fatalf("platform %s on %s: %v", typ, vm, err)

@@ -43,7 +43,7 @@ func (f *Fabric) Operate(ctx context.Context, vmName string, op forewarn.Operati
 			Operation:         op,
 			CreatedAt:         t.now,
 		}
-		return f.schedule(t, e, scope, notice(e.Type, scope))
+		return f.schedule(t, e, scope, noticeOf(e.Type, scope, 0))
 	})
 	if err != nil {
 		return nil, err

@@ -39,15 +39,16 @@ func userOperation(e *forewarn.Event) bool {
 	return ok
 }
 
-// notice returns the minimum notice of an event type in a scope, unscaled.
-func notice(t forewarn.EventType, scope *forewarn.Scope) time.Duration {
+// noticeOf returns the notice of an event of type t in scope, unscaled:
+// what was asked (0 if nothing was), but at least the type's minimum, and
+// for a Terminate its scope's notice (SPEC.md 6). scope is only read for a
+// Terminate.
+func noticeOf(t forewarn.EventType, scope *forewarn.Scope, asked time.Duration) time.Duration {
+	least := forewarn.MinNotice(t)
 	if t == forewarn.Terminate {
-		if scope.TerminateNotice > 0 {
-			return time.Duration(scope.TerminateNotice)
-		}
-		return forewarn.DefaultTerminateNotice
+		least = forewarn.TerminateNoticeOf(scope)
 	}
-	return forewarn.MinNotice(t)
+	return max(asked, least)
 }
 
 // The descriptions of platform events (SPEC.md 10).
@@ -57,3 +58,14 @@ const (
 	descRepair   = "Host server is undergoing an emergency repair."
 	descDegraded = "Host server is going to be serviced because of degraded hardware."
 )
+
+// campaignTypes are the event types a campaign may roll out, with the
+// description and DurationInSeconds of the real service's examples.
+var campaignTypes = map[forewarn.EventType]struct {
+	description string
+	duration    int
+}{
+	forewarn.Freeze:   {descFreeze, 5},
+	forewarn.Reboot:   {descHost, -1},
+	forewarn.Redeploy: {descHost, -1},
+}

@@ -70,7 +70,7 @@ func checkScope(s *forewarn.Scope) error {
 	case s.FaultDomains < 1 || s.FaultDomains > forewarn.MaxFaultDomains:
 		return forewarn.Errorf(forewarn.ErrInvalid,
 			"invalid fault domain count %d: want 1 to %d", s.FaultDomains, forewarn.MaxFaultDomains)
-	case time.Duration(s.TerminateNotice) < forewarn.MinTerminateNotice || time.Duration(s.TerminateNotice) > forewarn.MaxTerminateNotice:
+	case !forewarn.ValidTerminateNotice(time.Duration(s.TerminateNotice)):
 		return forewarn.Errorf(forewarn.ErrInvalid,
 			"invalid terminate notice %s: want 5m to 15m", s.TerminateNotice)
 	}

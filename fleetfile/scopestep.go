@@ -36,11 +36,7 @@ func scopeDiffs(spec forewarn.ScopeSpec, have *forewarn.Scope) diffs {
 	d.add("updateDomains", spec.UpdateDomains, have.UpdateDomains)
 	d.add("faultDomains", spec.FaultDomains, have.FaultDomains)
 	if spec.Kind == forewarn.ScaleSet && have.Kind == forewarn.ScaleSet {
-		notice := have.TerminateNotice
-		if notice == 0 {
-			notice = forewarn.Duration(forewarn.DefaultTerminateNotice)
-		}
-		d.add("terminateNotice", shortDuration(time.Duration(spec.TerminateNotice)), shortDuration(time.Duration(notice)))
+		d.add("terminateNotice", shortDuration(time.Duration(spec.TerminateNotice)), shortDuration(forewarn.TerminateNoticeOf(have)))
 	}
 	return d
 }

@@ -73,7 +73,7 @@ func (p *parser) terminateNotice(n *yaml.Node, path string, kind forewarn.ScopeK
 		p.addf(n, path, "%s is not a duration: want one such as 10m", yamlmsg.Quote(s))
 		return 0
 	}
-	if d < forewarn.MinTerminateNotice || d > forewarn.MaxTerminateNotice {
+	if !forewarn.ValidTerminateNotice(d) {
 		p.addf(n, path, "%s is out of range %s..%s",
 			shortDuration(d), shortDuration(forewarn.MinTerminateNotice), shortDuration(forewarn.MaxTerminateNotice))
 		return 0

@@ -63,7 +63,7 @@ func (o *scopeCreateOptions) spec(name string) (forewarn.ScopeSpec, error) {
 	if err := checkRange("--fault-domains", o.faultDomains, 1, forewarn.MaxFaultDomains); err != nil {
 		return forewarn.ScopeSpec{}, err
 	}
-	if d := time.Duration(o.terminateNotice); d < forewarn.MinTerminateNotice || d > forewarn.MaxTerminateNotice {
+	if d := time.Duration(o.terminateNotice); !forewarn.ValidTerminateNotice(d) {
 		return forewarn.ScopeSpec{}, fmt.Errorf("--terminate-notice must be from %s to %s, not %s",
 			forewarn.FormatDuration(forewarn.MinTerminateNotice), forewarn.FormatDuration(forewarn.MaxTerminateNotice), forewarn.FormatDuration(d))
 	}
