@@ -17,16 +17,16 @@ import (
 // It writes the campaign only if its progress changed.
 func (f *Fabric) advance(t *txn, c *forewarn.Campaign) error {
 	before := withoutEstimate(c)
-	b := &moves{t: t, budget: int(f.advanceBatch.Load()), most: nextEventWrites}
+	m := &moves{t: t, budget: int(f.advanceBatch.Load()), most: nextEventWrites}
 	switch c.State {
 	case forewarn.CampaignRunning:
-		if err := f.step(t, c, b); err != nil {
+		if err := f.step(t, c, m); err != nil {
 			return err
 		}
 	case forewarn.CampaignPaused, forewarn.CampaignCancelled:
 		// Events in flight go on while paused, and the Started ones of a
 		// cancelled campaign; their ends still count.
-		if _, err := settleAll(t, c, b); err != nil {
+		if _, err := settleAll(t, c, m); err != nil {
 			return err
 		}
 		// A paused campaign with nothing left to walk (its scopes deleted
@@ -374,9 +374,7 @@ func (f *Fabric) advanceCampaigns(ctx context.Context) (advanced, more bool, err
 	if err != nil || !mayMove {
 		return false, false, err
 	}
-	var t0 *txn
 	err = f.updateCampaigns(ctx, func(t *txn) error {
-		t0 = t
 		campaigns, err := f.unsettled(t)
 		if err != nil {
 			return err
@@ -386,12 +384,13 @@ func (f *Fabric) advanceCampaigns(ctx context.Context) (advanced, more bool, err
 				return err
 			}
 		}
+		advanced, more = len(t.bumped) > 0, t.changes.wakeup
 		return nil
 	})
 	if err != nil {
 		return false, false, err
 	}
-	return len(t0.bumped) > 0, t0.changes.wakeup, nil
+	return advanced, more, nil
 }
 
 // unsettled returns the campaigns that may still move (moving), whole. A

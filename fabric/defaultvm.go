@@ -7,7 +7,8 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// Meta keys the fabric keeps in the store.
+// The meta keys of the host's default VM: whether the first start made it,
+// its name and its ID.
 const (
 	metaInitialized = "initialized"
 	metaDefaultVM   = "default-vm"    // its name

@@ -145,8 +145,12 @@ func (f *Fabric) enabled(s *forewarn.Scope, now time.Time) bool {
 	if seen := f.enabling.lastSeen(s); seen.After(last) {
 		last = seen
 	}
-	return now.Sub(last) < f.cfg.EnableIdle
+	return !f.idle(last, now)
 }
+
+// idle reports whether a scope whose last request came at last has been
+// idle long enough by now to get no notice (SPEC.md 9).
+func (f *Fabric) idle(last, now time.Time) bool { return now.Sub(last) >= f.cfg.EnableIdle }
 
 // enable notes a request of a VM of the scope. A scope that was not enabled
 // is enabled in the store before the answer, after the first-call delay
@@ -155,7 +159,7 @@ func (f *Fabric) enabled(s *forewarn.Scope, now time.Time) bool {
 func (f *Fabric) enable(ctx context.Context, scope string) error {
 	now := f.clock.Now()
 	key := forewarn.KeyOf(scope)
-	if stored, ok := f.enabling.note(key, now); ok && now.Sub(stored) < f.cfg.EnableIdle {
+	if stored, ok := f.enabling.note(key, now); ok && !f.idle(stored, now) {
 		return nil
 	}
 	first := false
@@ -167,7 +171,7 @@ func (f *Fabric) enable(ctx context.Context, scope string) error {
 		if err != nil {
 			return err
 		}
-		first = s.EnabledAt.IsZero() || now.Sub(s.LastSeen) >= f.cfg.EnableIdle
+		first = s.EnabledAt.IsZero() || f.idle(s.LastSeen, now)
 		if first {
 			s.EnabledAt = now
 			t.touch(scope) // publish it: the dashboard shows which scopes get notice

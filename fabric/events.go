@@ -50,17 +50,6 @@ func (f *Fabric) Event(ctx context.Context, id string) (*forewarn.Event, error) 
 	return e, err
 }
 
-// History lists up to limit finished and cancelled events, newest first.
-func (f *Fabric) History(ctx context.Context, limit int) ([]*forewarn.Event, error) {
-	var events []*forewarn.Event
-	err := f.view(ctx, func(tx forewarn.Tx) error {
-		var err error
-		events, err = tx.History(limit)
-		return err
-	})
-	return events, err
-}
-
 // Approve approves an event as the admin: a Scheduled event starts at once.
 func (f *Fabric) Approve(ctx context.Context, id string) (*forewarn.Event, error) {
 	var e *forewarn.Event

@@ -65,3 +65,14 @@ func resumeHistory(events []*forewarn.Event, c eventCursor) int {
 	}
 	return len(events)
 }
+
+// History lists up to limit finished and cancelled events, newest first.
+func (f *Fabric) History(ctx context.Context, limit int) ([]*forewarn.Event, error) {
+	var events []*forewarn.Event
+	err := f.view(ctx, func(tx forewarn.Tx) error {
+		var err error
+		events, err = tx.History(limit)
+		return err
+	})
+	return events, err
+}

@@ -106,26 +106,26 @@ func (m *metrics) observeStore(op string, start time.Time) {
 }
 
 // record counts what a committed transaction did.
-func (m *metrics) record(t *changes) {
-	for _, e := range t.created {
+func (m *metrics) record(c *changes) {
+	for _, e := range c.created {
 		m.created.WithLabelValues(string(e.Type), string(e.Source)).Inc()
 	}
-	for _, e := range t.started {
+	for _, e := range c.started {
 		m.started.WithLabelValues(string(e.Type)).Inc()
 	}
-	for _, e := range t.ended {
+	for _, e := range c.ended {
 		m.ended.WithLabelValues(string(e.Type), string(e.Outcome)).Inc()
 		if e.Outcome == forewarn.Completed && !e.EndsAt.IsZero() {
 			m.lateness.WithLabelValues("end").Observe(max(0, e.EndedAt.Sub(e.EndsAt).Seconds()))
 		}
 	}
-	for _, d := range t.lateStarts {
+	for _, d := range c.lateStarts {
 		m.lateness.WithLabelValues("start").Observe(max(0, d.Seconds()))
 	}
-	for _, c := range t.campaigns {
-		m.setCampaign(c)
+	for _, campaign := range c.campaigns {
+		m.setCampaign(campaign)
 	}
-	for _, by := range t.approvals {
+	for _, by := range c.approvals {
 		label := "vm"
 		if by == forewarn.ApprovedByAdmin {
 			label = "admin"

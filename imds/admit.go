@@ -120,7 +120,7 @@ func (req *request) parsePoll(q query) *apiError {
 	if v, ok := q["timeout_sec"]; ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > int(maxPollTimeout/time.Second) {
-			return badRequest("Bad request. timeout_sec must be a whole number of seconds from 1 to 300")
+			return badRequest("Bad request. timeout_sec must be a whole number of seconds from 1 to %d", int(maxPollTimeout/time.Second))
 		}
 		req.poll.timeout = time.Duration(n) * time.Second
 	}
@@ -129,15 +129,6 @@ func (req *request) parsePoll(q query) *apiError {
 		req.poll.lastETag = opaqueETag(last)
 	}
 	return nil
-}
-
-// opaqueETag strips an entity tag's weak prefix and quotes, if it has them.
-func opaqueETag(s string) string {
-	s = strings.TrimPrefix(strings.TrimSpace(s), "W/")
-	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
-		return s[1 : len(s)-1]
-	}
-	return s
 }
 
 // parseFormat reads format: json (the default) or text.

@@ -3,6 +3,7 @@ package imds
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -17,7 +18,7 @@ func (s *Server) postEvents(w http.ResponseWriter, r *http.Request, req *request
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			writeError(w, &apiError{status: http.StatusRequestEntityTooLarge,
-				msg: "Request body too large. The limit is 65536 bytes"})
+				msg: fmt.Sprintf("Request body too large. The limit is %d bytes", maxBody)})
 			return
 		}
 		writeError(w, badRequest("Bad request. The body could not be read"))

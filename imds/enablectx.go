@@ -13,7 +13,7 @@ import (
 // heap allocations, on every request; yet Enable looks at its context only
 // when it holds a first call, and otherwise returns at once. So the join is
 // made on the first call of any method, and an enableContext whose methods
-// were never called is recycled for a later request (Config.Metadata says
+// were never called is recycled for a later request (forewarn.Metadata says
 // Enable must not keep its context past its return). One that was used is
 // canceled on release and never reused, as a plain joined context would be.
 type enableContext struct {

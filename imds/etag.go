@@ -45,3 +45,12 @@ func fieldMatches(f, etag string) bool {
 		f = rest
 	}
 }
+
+// opaqueETag strips an entity tag's weak prefix and quotes, if it has them.
+func opaqueETag(s string) string {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "W/")
+	if len(s) >= 2 && s[0] == '"' && s[len(s)-1] == '"' {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
