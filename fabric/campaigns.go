@@ -262,7 +262,7 @@ func (f *Fabric) cancelBatch(t *txn, c *forewarn.Campaign, batch int) (done bool
 		if cancelled == batch {
 			return false, nil
 		}
-		if err := f.end(t, e, forewarn.Cancelled); err != nil {
+		if err := f.end(t, e, forewarn.Cancelled); err != nil { // not cancel: p is the progress to write
 			return false, err
 		}
 		p.Event = ""

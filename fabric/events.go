@@ -75,10 +75,7 @@ func (f *Fabric) Cancel(ctx context.Context, id string) (*forewarn.Event, error)
 			return forewarn.Errorf(forewarn.ErrConflict,
 				"event %s has started and can no longer be cancelled", e.ID)
 		}
-		if err := f.end(t, e, forewarn.Cancelled); err != nil {
-			return err
-		}
-		return skipDomain(t, e, "its event was cancelled by the admin")
+		return f.cancel(t, e, "its event was cancelled by the admin")
 	})
 	return e, err
 }

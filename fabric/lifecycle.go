@@ -77,6 +77,17 @@ func (f *Fabric) complete(t *txn, e *forewarn.Event) error {
 	return f.restate(t, e.Scope, e.Resources)
 }
 
+// cancel ends a Scheduled event as cancelled, and skips its update domain
+// in its campaign, if it has one, for the reason given. A cancelled
+// campaign's own events end through cancelBatch, which writes the
+// campaign's progress itself.
+func (f *Fabric) cancel(t *txn, e *forewarn.Event, reason string) error {
+	if err := f.end(t, e, forewarn.Cancelled); err != nil {
+		return err
+	}
+	return skipDomain(t, e, reason)
+}
+
 // end removes an event from the document and appends it to the history.
 func (f *Fabric) end(t *txn, e *forewarn.Event, outcome forewarn.Outcome) error {
 	if err := t.DeleteEvent(e.ID); err != nil {

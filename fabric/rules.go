@@ -33,7 +33,9 @@ var operations = map[forewarn.Operation]operation{
 }
 
 // userOperation reports whether an event counts toward the limit of user
-// operations in flight in its scope.
+// operations in flight in its scope: every operation of the table, an
+// eviction too, though its source is Platform (SPEC.md 6: spot eviction is
+// a user-initiated operation).
 func userOperation(e *forewarn.Event) bool {
 	_, ok := operations[e.Operation]
 	return ok

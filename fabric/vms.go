@@ -299,10 +299,7 @@ func (f *Fabric) dropResource(t *txn, e *forewarn.Event, vm string) error {
 		if e.Status == forewarn.Started {
 			return f.end(t, e, forewarn.Completed)
 		}
-		if err := f.end(t, e, forewarn.Cancelled); err != nil {
-			return err
-		}
-		return skipDomain(t, e, "its VMs were deleted before its event started")
+		return f.cancel(t, e, "its VMs were deleted before its event started")
 	}
 	e.Resources = withoutName(e.Resources, vm)
 	e.Actuated = withoutName(e.Actuated, vm)
