@@ -14,8 +14,9 @@
 // # Reading order
 //
 // A change: an exported method (operate.go, events.go, vms.go, scopes.go,
-// campaigns.go, hardware.go, chaos.go) calls update (fabric.go) with a
-// function of a txn (txn.go): the store's transaction read through a
+// create_batch.go, defaultvm.go, campaigns.go, hardware.go, chaos.go)
+// calls update (fabric.go, serialised by lock.go) with a function of a txn
+// (txn.go): the store's transaction read through a
 // readCache (readcache.go), which notes what it changed in changes
 // (changes.go). An event moves through lifecycle.go (start, approve,
 // finish); the numbers it takes are the root package's rules.go, and
@@ -28,5 +29,11 @@
 // and runs the actuator (actuate.go). The leader alone does this
 // (leader.go); the other replicas follow its commits (watch.go). A VM's
 // requests enable its scope (enable.go) through the Metadata the endpoint
-// calls (metadata.go).
+// calls (metadata.go). Without an actuator, simulate.go carries events
+// out. When a store refuses a transaction as too large, batchsize.go
+// halves the batches.
+//
+// Reads: the listings page through list.go (events, VMs) and history.go;
+// status.go says what the replicas are; metrics.go counts what each change
+// did.
 package fabric
