@@ -145,7 +145,7 @@ func (f *Fabric) dueOne(t *txn, d dueEvent) error {
 	if i < 0 {
 		return nil // gone meanwhile
 	}
-	return f.due(t, events[i])
+	return f.runIfDue(t, events[i])
 }
 
 // dueEvent is an event whose time has come, and its scope.
@@ -199,9 +199,9 @@ func (f *Fabric) pending() work {
 	return w
 }
 
-// due starts an event, or carries it out with a timed actuator, if its time
+// runIfDue starts an event, or carries it out with a timed actuator, if its time
 // has come.
-func (f *Fabric) due(t *txn, e *forewarn.Event) error {
+func (f *Fabric) runIfDue(t *txn, e *forewarn.Event) error {
 	if e.Status == forewarn.Scheduled {
 		if t.now.Before(e.NotBefore) {
 			return nil
