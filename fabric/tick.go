@@ -199,8 +199,8 @@ func (f *Fabric) pending() work {
 	return w
 }
 
-// runIfDue starts an event, or carries it out with a timed actuator, if its time
-// has come.
+// runIfDue starts an event, or carries it out with a timed actuator, if
+// its time has come.
 func (f *Fabric) runIfDue(t *txn, e *forewarn.Event) error {
 	if e.Status == forewarn.Scheduled {
 		if t.now.Before(e.NotBefore) {
