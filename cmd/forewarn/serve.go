@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -60,7 +61,14 @@ func (o *serveOptions) command() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run the metadata endpoint, the admin API and the control plane",
-		Args:  cobra.NoArgs,
+		Long: `Run the metadata endpoint, the admin API and the control plane.
+
+Every flag can also be given as an environment variable: FOREWARN_ and the
+flag's name upper-cased, '-' as '_' (FOREWARN_ADMIN_ADDR for --admin-addr,
+FOREWARN_DEV=true for --dev); an empty one counts as unset. A flag given on
+the command line wins over the environment, which wins over the --config
+file, which wins over the default.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if err := o.prepare(cmd); err != nil {
 				return err
@@ -89,10 +97,11 @@ func newServeOptions() *serveOptions {
 }
 
 // addFlags defines the flags of serve; every one but --config can also be
-// a key of the --config file.
+// a key of the --config file, and every one a FOREWARN_* environment
+// variable (applyServeEnv).
 func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&o.config, "config", "", "read serve's flags from this YAML file, keyed by flag name (flags given here win)")
+	f.StringVar(&o.config, "config", "", "read serve's flags from this YAML file, keyed by flag name (flags given here and FOREWARN_* variables win)")
 	f.StringVar(&o.dataDir, "data-dir", "./forewarn-data", "directory of the store and the admin token")
 	f.StringVar(&o.store.url, "store", "", "the store: empty for bbolt in --data-dir, or etcd://host:port[,host:port...][/prefix]")
 	f.BoolVar(&o.store.mustExist, "store-must-exist", false, "refuse to start on a store that holds no fleet (a replica joining one: a wrong prefix is an error, not a new fleet)")
@@ -134,9 +143,13 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.Var(&o.exec.backoff, "exec-backoff", "with --actuator exec: the wait before the first retry, doubled at each retry")
 }
 
-// prepare reads the --config file into the flags not given on the command
-// line, then sets the development defaults.
+// prepare reads the FOREWARN_* environment variables, then the --config
+// file, into the flags not given on the command line, then sets the
+// development defaults.
 func (o *serveOptions) prepare(cmd *cobra.Command) error {
+	if err := applyServeEnv(cmd, os.LookupEnv); err != nil {
+		return err
+	}
 	if o.config != "" {
 		if err := loadServeConfig(o.config, cmd); err != nil {
 			return err

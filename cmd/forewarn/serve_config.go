@@ -16,7 +16,8 @@ var notConfigKeys = map[string]bool{"config": true, "help": true}
 // flags of cmd that the command line did not give. An unknown key, a key
 // given twice, or a value the flag refuses is an error naming the file, the
 // line and the key; the flags may then be half set, and serve does not
-// start.
+// start. Flags set from the environment (applyServeEnv, called first)
+// count as given.
 func loadServeConfig(path string, cmd *cobra.Command) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -62,7 +63,7 @@ func setConfigKey(cmd *cobra.Command, given map[string]bool, key, value *yaml.No
 	}
 	given[name] = true
 	if flag.Changed {
-		return nil // the command line wins
+		return nil // the command line or the environment wins
 	}
 	if err := flag.Value.Set(value.Value); err != nil {
 		return fmt.Errorf("%s: invalid value %q: %v", name, value.Value, err)
