@@ -5,7 +5,9 @@
 # $FOREWARN_ETCD_BIN names an etcd binary), wrk (the load benchmark,
 # scripts/load.sh), iproute2 (the network-namespace test) and chromium (the
 # dashboard's browser tests; not needed when $FOREWARN_CHROMIUM names a
-# Chromium binary), axe-core and staticcheck (below).
+# Chromium binary), podman and runc (the container image's test,
+# e2e/image_test.go: crun, podman's default runtime, cannot set rlimits on
+# these machines), axe-core and staticcheck (below).
 set -euo pipefail
 missing=()
 command -v curl >/dev/null || missing+=(curl)
@@ -14,6 +16,8 @@ command -v python3 >/dev/null || missing+=(python3)
 command -v wrk >/dev/null || missing+=(wrk)
 command -v ip >/dev/null || missing+=(iproute2)
 [ -n "${FOREWARN_CHROMIUM:-}" ] || command -v chromium >/dev/null || missing+=(chromium)
+command -v podman >/dev/null || missing+=(podman)
+command -v runc >/dev/null || missing+=(runc)
 axe_version=4.14.1
 axe_dir="$HOME/.cache/forewarn/axe-core-$axe_version"
 need_axe=; [ -n "${FOREWARN_AXE:-}" ] || [ -f "$axe_dir/axe.min.js" ] || need_axe=1
