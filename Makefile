@@ -1,7 +1,10 @@
-.PHONY: build test lint bench run
+.PHONY: build image test lint bench run
 
 build:
 	go build -o forewarn ./cmd/forewarn
+
+image:
+	./scripts/image.sh
 
 run:
 	go run ./cmd/forewarn serve --dev

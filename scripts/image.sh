@@ -25,5 +25,8 @@ trap 'rm -rf "$ctx"' EXIT
 CGO_ENABLED=0 go build -trimpath -ldflags "-s -w -X main.version=$version" -o "$ctx/forewarn" ./cmd/forewarn
 cp "$certs" "$ctx/ca-certificates.crt"
 mkdir "$ctx/data"
-"$engine" build --quiet --file Containerfile --build-arg "VERSION=$version" --tag "forewarn:$tag" "$ctx" >&2
+# podman keeps an image of each step unless told not to: none is worth
+# keeping, as the binary changes at every build.
+layers=(); [ "$(basename "$engine")" != podman ] || layers=(--layers=false)
+"$engine" build --quiet "${layers[@]}" --file Containerfile --build-arg "VERSION=$version" --tag "forewarn:$tag" "$ctx" >&2
 echo "forewarn:$tag"
