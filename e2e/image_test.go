@@ -95,18 +95,24 @@ func TestContainerImage(t *testing.T) {
 	}
 }
 
-// requirePodman skips the test if podman or runc is missing, or fails it
-// if FOREWARN_REQUIRE_PODMAN=1.
+// requirePodman skips the test if podman or runc is missing, or podman
+// cannot run here, or fails it if FOREWARN_REQUIRE_PODMAN=1.
 func requirePodman(t *testing.T) {
 	t.Helper()
+	unavailable := func(why string) {
+		t.Helper()
+		if os.Getenv("FOREWARN_REQUIRE_PODMAN") == "1" {
+			t.Fatal(why + " (FOREWARN_REQUIRE_PODMAN=1)")
+		}
+		t.Skip(why)
+	}
 	for _, prog := range []string{"podman", "runc"} {
 		if _, err := exec.LookPath(prog); err != nil {
-			msg := prog + " is not installed (scripts/deps.sh installs it)"
-			if os.Getenv("FOREWARN_REQUIRE_PODMAN") == "1" {
-				t.Fatal(msg + " (FOREWARN_REQUIRE_PODMAN=1)")
-			}
-			t.Skip(msg)
+			unavailable(prog + " is not installed (scripts/deps.sh installs it)")
 		}
+	}
+	if out, err := podman(t, "info"); err != nil {
+		unavailable(fmt.Sprintf("podman cannot run here: podman info: %v\n%s", err, out))
 	}
 }
 
