@@ -41,6 +41,7 @@ func TestContainerImage(t *testing.T) {
 	image := buildImage(t)
 	c := runImage(t, image, "--env", "FOREWARN_SHUTDOWN_TIMEOUT=5s", "--env", "FOREWARN_LOCATION=container-e2e")
 	token := c.token(t)
+	tokenFile := writeToken(t, token)
 	fleet := admin.NewClient("http://"+c.admAddr, token)
 	ctx := context.Background()
 
@@ -55,7 +56,7 @@ func TestContainerImage(t *testing.T) {
 	}
 
 	out, err := exec.Command(binary, "vm", "restart", vm, "--server", "http://"+c.admAddr,
-		"--token-file", writeToken(t, token)).CombinedOutput()
+		"--token-file", tokenFile).CombinedOutput()
 	if err != nil {
 		t.Fatalf("forewarn vm restart %s: %v\n%s", vm, err, out)
 	}
@@ -76,6 +77,12 @@ func TestContainerImage(t *testing.T) {
 		doc.Events[0].Resources[0] != vm {
 		t.Errorf("scheduled events after vm restart %s: %s", vm, body)
 	}
+
+	if out, err := exec.Command(binary, "status", "--server", "http://"+c.admAddr,
+		"--token-file", tokenFile).CombinedOutput(); err != nil || !strings.Contains(string(out), " e2e ") {
+		t.Errorf("forewarn status: the version stamped by scripts/image.sh (e2e) is missing (%v):\n%s", err, out)
+	}
+	c.checkCertificates(t)
 
 	start := time.Now()
 	if out, err := podman(t, "stop", "--time", "30", c.name); err != nil {
@@ -152,7 +159,31 @@ func buildImage(t *testing.T) string {
 		t.Errorf("image size %q (%v), want under %d bytes", size, err, imageMaxBytes)
 	}
 	t.Logf("%s: %.1f MB", image, float64(n)/1e6)
+	checkImageConfig(t, image)
 	return image
+}
+
+// checkImageConfig checks what the image runs, as whom, and where it keeps
+// its state.
+func checkImageConfig(t *testing.T, image string) {
+	t.Helper()
+	out, err := podman(t, "image", "inspect", "--format", "{{json .Config}}", image)
+	if err != nil {
+		t.Fatalf("podman image inspect: %v\n%s", err, out)
+	}
+	var config struct {
+		User       string
+		Entrypoint []string
+		Volumes    map[string]struct{}
+		Labels     map[string]string
+	}
+	if err := json.Unmarshal([]byte(out), &config); err != nil {
+		t.Fatalf("image config %s: %v", out, err)
+	}
+	if _, ok := config.Volumes["/data"]; config.User != "65532:65532" || len(config.Entrypoint) != 1 ||
+		config.Entrypoint[0] != "forewarn" || !ok || config.Labels["org.opencontainers.image.version"] != "e2e" {
+		t.Errorf("image config: %s", out)
+	}
 }
 
 // container is a running container of the image.
@@ -244,6 +275,25 @@ func (c *container) token(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return strings.TrimSpace(string(token))
+}
+
+// checkCertificates checks that the image holds the CA certificates Go's
+// TLS clients trust by default (an etcd store's without --etcd-ca).
+func (c *container) checkCertificates(t *testing.T) {
+	t.Helper()
+	const path = "/etc/ssl/certs/ca-certificates.crt"
+	out, err := exec.Command("podman", "cp", c.name+":"+path, "-").Output()
+	if err != nil {
+		t.Fatalf("podman cp %s:%s: %v", c.name, path, err)
+	}
+	tr := tar.NewReader(bytes.NewReader(out))
+	if _, err := tr.Next(); err != nil {
+		t.Fatalf("podman cp's archive: %v", err)
+	}
+	pem, _ := io.ReadAll(tr)
+	if n := bytes.Count(pem, []byte("BEGIN CERTIFICATE")); n < 50 {
+		t.Errorf("%s holds %d certificates, want Debian's (more than 100)", path, n)
+	}
 }
 
 // writeToken writes token to a file of its own, for the CLI's --token-file.
