@@ -8,9 +8,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
-
 // run executes the command line and returns the exit code; errors print
 // one line on stderr.
 func run(ctx context.Context, args []string) int {

@@ -102,7 +102,7 @@ func newRegistry() *prometheus.Registry {
 // replica is this replica as the others see it: its ID, version and the
 // addresses of its metadata and admin listeners.
 func (o *serveOptions) replica(lns *listeners) forewarn.Replica {
-	return forewarn.Replica{ID: o.replicaID, Version: version,
+	return forewarn.Replica{ID: o.replicaID, Version: build.Version,
 		MetadataAddr: lns.metadata.Addr().String(), AdminAddr: lns.admin.Addr().String()}
 }
 
@@ -151,7 +151,7 @@ func (o *serveOptions) newControlPlane(ctx context.Context, store forewarn.Store
 // dashboard streams from hub.
 func (o *serveOptions) newAdminAPI(fab *fabric.Fabric, token string, hub *admin.Hub, log *slog.Logger, reg *prometheus.Registry) *admin.Server {
 	return admin.NewServer(admin.Config{Fleet: fab, Token: token, Gatherer: reg, Registerer: reg,
-		Logger: log, Hub: hub, Replica: fab.Replica().ID, Version: version, TrustedOrigins: o.dashOrigins,
+		Logger: log, Hub: hub, Replica: fab.Replica().ID, Version: build.Version, TrustedOrigins: o.dashOrigins,
 		RequestTimeout: time.Duration(o.adminTimeout)})
 }
 
