@@ -7,7 +7,9 @@
 # dashboard's browser tests; not needed when $FOREWARN_CHROMIUM names a
 # Chromium binary), podman and runc (the container image's test,
 # e2e/image_test.go: crun, podman's default runtime, cannot set rlimits on
-# these machines), axe-core and staticcheck (below).
+# these machines), systemd (its systemd-analyze verifies
+# examples/forewarn.service), zip (scripts/release.sh's Windows archive),
+# axe-core and staticcheck (below).
 set -euo pipefail
 missing=()
 command -v curl >/dev/null || missing+=(curl)
@@ -18,6 +20,8 @@ command -v ip >/dev/null || missing+=(iproute2)
 [ -n "${FOREWARN_CHROMIUM:-}" ] || command -v chromium >/dev/null || missing+=(chromium)
 command -v podman >/dev/null || missing+=(podman)
 command -v runc >/dev/null || missing+=(runc)
+command -v systemd-analyze >/dev/null || missing+=(systemd)
+command -v zip >/dev/null || missing+=(zip)
 axe_version=4.14.1
 axe_dir="$HOME/.cache/forewarn/axe-core-$axe_version"
 need_axe=; [ -n "${FOREWARN_AXE:-}" ] || [ -f "$axe_dir/axe.min.js" ] || need_axe=1

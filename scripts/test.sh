@@ -13,6 +13,7 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 export FOREWARN_REQUIRE_ETCD=1 # deps.sh installed etcd: the failover test must not skip
 export FOREWARN_REQUIRE_BROWSER=1 # and chromium: the dashboard's browser tests must not skip
+export FOREWARN_REQUIRE_SYSTEMD=1 # and systemd-analyze: the unit's check must not skip
 # As root (CI), the network-namespace test (e2e/netns_test.go, scripts/netns-e2e.sh) must not skip,
 # nor the container image's (e2e/image_test.go: podman and runc, from deps.sh).
 if [ "$(id -u)" = 0 ]; then export FOREWARN_REQUIRE_NETNS=1 FOREWARN_REQUIRE_PODMAN=1; fi

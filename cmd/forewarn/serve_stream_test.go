@@ -68,8 +68,8 @@ func TestServeStream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if hello.Replica != st.Self || hello.Version != version {
-		t.Errorf("hello %s, want replica %q and version %q", data, st.Self, version)
+	if hello.Replica != st.Self || hello.Version != build.Version {
+		t.Errorf("hello %s, want replica %q and version %q", data, st.Self, build.Version)
 	}
 	sawHost := false
 	for name, data = next(); name != "ready"; name, data = next() {
