@@ -11,6 +11,7 @@ import (
 	"github.com/forewarn/forewarn/admin"
 	"github.com/forewarn/forewarn/etcd"
 	"github.com/forewarn/forewarn/execact"
+	"github.com/forewarn/forewarn/imds"
 	"github.com/spf13/cobra"
 )
 
@@ -124,7 +125,7 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 	f.BoolVar(&o.dev, "dev", false, "development defaults: --time-scale 60, every scope enabled, no first-call delay")
 	f.Float64Var(&o.timeScale, "time-scale", 1, "divide notice and simulated impact times by this factor")
 	f.BoolVar(&o.assignAddress, "assign-address", false, "add the metadata address to the loopback device while serving (Linux, root)")
-	f.Float64Var(&o.rateLimit, "rate-limit", 5, "metadata requests a second per VM, burst twice that; 0 turns it off")
+	f.Float64Var(&o.rateLimit, "rate-limit", imds.DefaultRateLimit, "metadata requests a second per VM, burst twice that; 0 turns it off")
 	f.Var(&o.firstCallDelay, "first-call-delay", "hold the first request of a scope that enables Scheduled Events this long")
 	f.Var(&o.enableIdle, "enable-idle", "a scope with no request for this long gets no notice")
 	f.IntVar(&o.maxUserOps, "max-user-ops", forewarn.DefaultMaxUserOps, "user operations in flight at once per scope")
