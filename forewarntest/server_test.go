@@ -2,6 +2,7 @@ package forewarntest_test
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -335,7 +336,12 @@ func TestParallelServers(t *testing.T) {
 // on.
 func TestCleanupLeavesNoGoroutine(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	// The held requests give up after a while, so that a cleanup that does
+	// not answer them fails the test rather than hang it.
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
 	var held sync.WaitGroup
+	answered := make(chan error, 2)
 	t.Run("server", func(t *testing.T) {
 		srv := forewarntest.New(t)
 		sdk := newVM(t, srv, forewarn.VMSpec{Name: "web-0"})
@@ -343,33 +349,32 @@ func TestCleanupLeavesNoGoroutine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		longPoll, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.URL+"/metadata/scheduledevents?api-version=2020-07-01"+
+			"&wait_for_change=true&timeout_sec=300&last_etag="+strings.Trim(doc.ETag, `"`), nil)
+		longPoll.Header.Set("Metadata", "true")
+		stream, _ := http.NewRequestWithContext(ctx, http.MethodGet, srv.AdminURL+"/v1/stream", nil)
+		stream.Header.Set("Authorization", "Bearer "+srv.AdminToken)
 		hc := srv.Client("web-0")
-		url := srv.URL + "/metadata/scheduledevents?api-version=2020-07-01&wait_for_change=true&timeout_sec=300&last_etag=" + strings.Trim(doc.ETag, `"`)
-		for _, get := range []func() (*http.Response, error){
-			func() (*http.Response, error) {
-				req, _ := http.NewRequest(http.MethodGet, url, nil)
-				req.Header.Set("Metadata", "true")
-				return hc.Do(req)
-			},
-			func() (*http.Response, error) {
-				req, _ := http.NewRequest(http.MethodGet, srv.AdminURL+"/v1/stream", nil)
-				req.Header.Set("Authorization", "Bearer "+srv.AdminToken)
-				return http.DefaultClient.Do(req)
-			},
-		} {
+		for _, req := range []*http.Request{longPoll, stream} {
 			held.Add(1)
 			go func() {
 				defer held.Done()
-				if res, err := get(); err == nil {
-					_, _ = io.Copy(io.Discard, res.Body)
+				res, err := hc.Do(req)
+				if err == nil {
+					_, err = io.Copy(io.Discard, res.Body)
 					res.Body.Close()
 				}
+				answered <- err
 			}()
 		}
 		time.Sleep(50 * time.Millisecond) // let both requests reach the server
 	})
 	held.Wait()
-	http.DefaultClient.CloseIdleConnections()
+	for range 2 {
+		if err := <-answered; err != nil {
+			t.Errorf("a request held at cleanup: %v", err)
+		}
+	}
 }
 
 // event returns the event in flight, or nil once it has ended.
