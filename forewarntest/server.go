@@ -24,8 +24,9 @@ import (
 	"github.com/forewarn/forewarn/memstore"
 )
 
-// Server is a forewarn running in the test's process. Its methods may be
-// called from any goroutine of the test.
+// Server is a forewarn running in the test's process. Its methods are safe
+// for concurrent use; those that fail the test (Client, Advance) must be
+// called from the test's goroutine, as t.Fatal must.
 type Server struct {
 	// URL is the metadata endpoint's base, "http://127.0.0.1:PORT".
 	URL string
