@@ -455,3 +455,36 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestSDKWatch follows the documents with the SDK's Watch, which
+// long-polls: a change answers the held request at once, fake clock or not.
+func TestSDKWatch(t *testing.T) {
+	srv := forewarntest.New(t, forewarntest.WithDev())
+	sdk := newVM(t, srv, forewarn.VMSpec{Name: "web-0"})
+	ctx, cancel := context.WithCancel(t.Context())
+	docs := make(chan *client.Document)
+	watched := make(chan error, 1)
+	go func() {
+		watched <- sdk.Watch(ctx, func(d *client.Document) error {
+			select {
+			case docs <- d:
+			case <-ctx.Done():
+			}
+			return nil
+		})
+	}()
+	if d := <-docs; len(d.Events) != 0 {
+		t.Fatalf("first document: %+v, want no events", d.Events)
+	}
+	e, err := srv.Fleet().Operate(t.Context(), "web-0", forewarn.OpRestart)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := <-docs; len(d.Events) != 1 || d.Events[0].EventId != e.ID {
+		t.Errorf("after the restart: %+v, want it", d.Events)
+	}
+	cancel()
+	if err := <-watched; !errors.Is(err, context.Canceled) {
+		t.Errorf("Watch: %v, want context.Canceled", err)
+	}
+}
