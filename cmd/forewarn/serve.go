@@ -45,6 +45,9 @@ type serveOptions struct {
 	fleet           string
 	actuator        string
 	exec            execOptions
+	// fromEnv are the flags set from the environment, with their
+	// variables (applyServeEnv), for the errors of check.
+	fromEnv map[string]string
 }
 
 // execOptions are the flags of the exec actuator.
@@ -148,9 +151,11 @@ func (o *serveOptions) addFlags(cmd *cobra.Command) {
 // file, into the flags not given on the command line, then sets the
 // development defaults.
 func (o *serveOptions) prepare(cmd *cobra.Command) error {
-	if err := applyServeEnv(cmd, os.LookupEnv); err != nil {
+	fromEnv, err := applyServeEnv(cmd, os.LookupEnv)
+	if err != nil {
 		return err
 	}
+	o.fromEnv = fromEnv
 	if o.config != "" {
 		if err := loadServeConfig(o.config, cmd); err != nil {
 			return err

@@ -86,3 +86,25 @@ func TestServeEnvName(t *testing.T) {
 		}
 	}
 }
+
+// TestServeEnvCheckErrors checks that a value a flag takes but serve's
+// checks refuse names the variable the user gave, not only the flag.
+func TestServeEnvCheckErrors(t *testing.T) {
+	t.Setenv("FOREWARN_TIME_SCALE", "-5")
+	o, err := parseServe(t)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = o.namingEnv(o.check())
+	if err == nil || !strings.Contains(err.Error(), "--time-scale") || !strings.Contains(err.Error(), "$FOREWARN_TIME_SCALE") {
+		t.Errorf("check with FOREWARN_TIME_SCALE=-5: %v, want it to name --time-scale and $FOREWARN_TIME_SCALE", err)
+	}
+	// Given as a flag, the variable is not named.
+	o, err = parseServe(t, "--time-scale=-5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.namingEnv(o.check()); err == nil || strings.Contains(err.Error(), "$FOREWARN") {
+		t.Errorf("check with --time-scale=-5: %v, want an error naming no variable", err)
+	}
+}

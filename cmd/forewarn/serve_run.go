@@ -28,7 +28,7 @@ func (o *serveOptions) run(ctx context.Context, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := o.check(); err != nil {
+	if err := o.namingEnv(o.check()); err != nil {
 		return err
 	}
 	fleet, err := o.loadFleet()
