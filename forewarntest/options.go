@@ -13,7 +13,8 @@ type Option func(*config)
 
 // config is what the options set.
 type config struct {
-	timeScale float64 // 0: the fake clock
+	timeScale float64 // with scaled: the real clock's scale
+	scaled    bool    // WithTimeScale was given
 	dev       bool
 	fleetFile string
 	logger    *slog.Logger
@@ -22,9 +23,10 @@ type config struct {
 // WithTimeScale runs the Server on the real clock with its time scaled:
 // notice and impact times are divided by scale, as with serve
 // --time-scale (60 makes 15 minutes of notice 15 seconds). Advance then
-// waits, d divided by scale. A scale of 0 or less keeps the fake clock.
+// waits, d divided by scale. The scale must be a finite number greater
+// than 0, as serve's; New fails the test otherwise.
 func WithTimeScale(scale float64) Option {
-	return func(c *config) { c.timeScale = scale }
+	return func(c *config) { c.timeScale, c.scaled = scale, true }
 }
 
 // WithDev enables Scheduled Events for every scope from the start, as

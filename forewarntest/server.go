@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"sync"
@@ -61,6 +62,10 @@ func New(tb testing.TB, opts ...Option) *Server {
 		opt(&cfg)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	if cfg.scaled && !(cfg.timeScale > 0 && !math.IsInf(cfg.timeScale, 1)) {
+		cancel()
+		tb.Fatalf("forewarntest: WithTimeScale(%v): want a finite number greater than 0", cfg.timeScale)
+	}
 	s := &Server{tb: tb, ctx: ctx, scale: cfg.timeScale}
 	s.onStop(cancel)
 	tb.Cleanup(s.stop)
@@ -181,7 +186,7 @@ func (s *Server) applyFleet(path string, fleet forewarn.Fleet) error {
 	}
 	file, err := fleetfile.Load(path)
 	if err != nil {
-		return fmt.Errorf("fleet file: %w", err)
+		return fmt.Errorf("WithFleetFile: %w", err)
 	}
 	if _, err := fleetfile.Apply(s.ctx, fleet, file, false); err != nil {
 		return fmt.Errorf("fleet file %s: %w", path, err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -258,7 +259,7 @@ func TestWithFleetFileFailsOnABadFile(t *testing.T) {
 	}
 	ft := newFatalT(t)
 	ft.run(func() { forewarntest.New(ft, forewarntest.WithFleetFile(path)) })
-	if msg := ft.message(); !strings.Contains(msg, "fleet file") {
+	if msg := ft.message(); !strings.Contains(msg, "WithFleetFile") || !strings.Contains(msg, "every scope needs a name") {
 		t.Errorf("New did not fail the test on a bad fleet file: %q", msg)
 	}
 }
@@ -486,5 +487,23 @@ func TestSDKWatch(t *testing.T) {
 	cancel()
 	if err := <-watched; !errors.Is(err, context.Canceled) {
 		t.Errorf("Watch: %v, want context.Canceled", err)
+	}
+}
+
+func TestWithFleetFileSaysOnceWhatIsMissing(t *testing.T) {
+	ft := newFatalT(t)
+	ft.run(func() { forewarntest.New(ft, forewarntest.WithFleetFile("/nonexistent/fleet.yaml")) })
+	if msg := ft.message(); !strings.Contains(msg, "/nonexistent/fleet.yaml") || strings.Count(msg, "fleet file") > 1 {
+		t.Errorf("New with a missing fleet file: %q, want the path, with \"fleet file\" once", msg)
+	}
+}
+
+func TestWithTimeScaleRefusesWhatServeRefuses(t *testing.T) {
+	for _, scale := range []float64{0, -1, math.NaN(), math.Inf(1)} {
+		ft := newFatalT(t)
+		ft.run(func() { forewarntest.New(ft, forewarntest.WithTimeScale(scale)) })
+		if msg := ft.message(); !strings.Contains(msg, "WithTimeScale") {
+			t.Errorf("WithTimeScale(%v): New failed with %q, want it to refuse the scale", scale, msg)
+		}
 	}
 }
