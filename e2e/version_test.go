@@ -27,8 +27,8 @@ func TestVersionStamped(t *testing.T) {
 		Version   string `json:"version"`
 		Revision  string `json:"revision"`
 		Modified  bool   `json:"modified"`
-		BuildTime string `json:"build_time"`
-		GoVersion string `json:"go_version"`
+		BuildTime string `json:"buildTime"`
+		GoVersion string `json:"goVersion"`
 		Platform  string `json:"platform"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil {

@@ -46,11 +46,11 @@ type buildInfo struct {
 	// Modified is whether the checkout had uncommitted changes.
 	Modified bool `json:"modified,omitempty"`
 	// CommitTime is the revision's commit time.
-	CommitTime *time.Time `json:"commit_time,omitempty"`
+	CommitTime *time.Time `json:"commitTime,omitempty"`
 	// BuildTime is the stamped time of a release build.
-	BuildTime *time.Time `json:"build_time,omitempty"`
+	BuildTime *time.Time `json:"buildTime,omitempty"`
 	// GoVersion is the Go toolchain that built the binary.
-	GoVersion string `json:"go_version"`
+	GoVersion string `json:"goVersion"`
 	// Platform is GOOS/GOARCH.
 	Platform string `json:"platform"`
 }

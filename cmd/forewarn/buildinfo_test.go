@@ -97,7 +97,7 @@ func TestVersionCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(mustRun(t, "version", "-o", "json")), &got); err != nil {
 		t.Fatal(err)
 	}
-	if got["version"] != "(devel)" || got["go_version"] != build.GoVersion || got["platform"] != build.Platform {
+	if got["version"] != "(devel)" || got["goVersion"] != build.GoVersion || got["platform"] != build.Platform {
 		t.Errorf("version -o json = %v", got)
 	}
 }
