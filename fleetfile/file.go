@@ -1,18 +1,12 @@
 package fleetfile
 
 import (
-	"bytes"
-	"cmp"
-	"errors"
 	"fmt"
 	"io"
 	"os"
-	"slices"
 
 	"github.com/forewarn/forewarn"
-	"gopkg.in/yaml.v3"
-
-	"github.com/forewarn/forewarn/internal/yamlmsg"
+	"github.com/forewarn/forewarn/internal/yamlnode"
 )
 
 // MaxSize is the largest fleet file Load reads.
@@ -69,43 +63,14 @@ func Load(path string) (*File, error) {
 // Parse parses and checks a fleet file; name is what messages call it. The
 // error is a *ParseError listing every problem found.
 func Parse(name string, data []byte) (*File, error) {
-	root, problem := document(name, data)
-	if problem != nil {
-		return nil, &ParseError{Problems: []Problem{*problem}}
+	root, err := yamlnode.Document(name, data, "fleet file", "scopes or vms")
+	if err != nil {
+		return nil, err
 	}
 	p := newParser(name)
 	f := p.file(root)
-	if len(p.problems) > 0 {
-		slices.SortStableFunc(p.problems, func(a, b Problem) int {
-			return cmp.Or(cmp.Compare(a.Line, b.Line), cmp.Compare(a.Column, b.Column))
-		})
-		return nil, &ParseError{Problems: p.problems}
+	if err := p.Err(); err != nil {
+		return nil, err
 	}
 	return f, nil
-}
-
-// document decodes the single YAML document of a fleet file and returns its
-// root node.
-func document(name string, data []byte) (*yaml.Node, *Problem) {
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	var doc yaml.Node
-	if err := dec.Decode(&doc); errors.Is(err, io.EOF) {
-		return nil, &Problem{File: name, Message: "the file is empty: want scopes or vms"}
-	} else if err != nil {
-		return nil, syntaxProblem(name, err)
-	}
-	var next yaml.Node
-	if err := dec.Decode(&next); err == nil {
-		return nil, &Problem{File: name, Line: next.Line, Column: next.Column,
-			Message: "a fleet file holds a single YAML document"}
-	} else if !errors.Is(err, io.EOF) {
-		return nil, syntaxProblem(name, err)
-	}
-	return doc.Content[0], nil
-}
-
-// syntaxProblem turns a YAML syntax error into a problem with its line.
-func syntaxProblem(name string, err error) *Problem {
-	line, msg := yamlmsg.Syntax(err)
-	return &Problem{File: name, Line: line, Message: msg}
 }

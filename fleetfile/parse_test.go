@@ -8,8 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/forewarn/forewarn"
 	"gopkg.in/yaml.v3"
+
+	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/yamlnode"
 )
 
 // mustParse parses a fleet file that must be good.
@@ -298,12 +300,12 @@ func TestParseErrorIsInvalid(t *testing.T) {
 func TestParseErrorSumsUpMany(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("vms:\n")
-	for range maxProblems + 5 {
+	for range yamlnode.MaxProblems + 5 {
 		b.WriteString("  - name: bad name\n")
 	}
 	_, err := Parse("fleet.yaml", []byte(b.String()))
 	lines := strings.Split(err.Error(), "\n")
-	if len(lines) != maxProblems+1 || lines[maxProblems] != "... and 5 more problems" {
+	if len(lines) != yamlnode.MaxProblems+1 || lines[yamlnode.MaxProblems] != "... and 5 more problems" {
 		t.Errorf("got %d lines ending %q", len(lines), lines[len(lines)-1])
 	}
 }
