@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 
@@ -13,12 +14,29 @@ import (
 func run(ctx context.Context, args []string) int {
 	cmd := newRootCommand()
 	cmd.SetArgs(args)
-	if err := cmd.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(os.Stderr, "forewarn:", err)
-		return 1
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return 0
 	}
-	return 0
+	fmt.Fprintln(os.Stderr, "forewarn:", err)
+	if e, ok := errors.AsType[*exitError](err); ok {
+		return e.code
+	}
+	return 1
 }
+
+// exitError is an error with the exit status it calls for; any other error
+// exits 1.
+type exitError struct {
+	code int
+	err  error
+}
+
+// exitCode gives err the exit status code.
+func exitCode(code int, err error) error { return &exitError{code: code, err: err} }
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
 
 func newRootCommand() *cobra.Command {
 	cmd := &cobra.Command{
@@ -41,6 +59,7 @@ func newRootCommand() *cobra.Command {
 		newEventsCommand(),
 		newAgentCommand(),
 		newStatusCommand(),
+		newDrillCommand(),
 		newVersionCommand(),
 	)
 	return cmd

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"time"
 
@@ -45,6 +46,10 @@ type serveOptions struct {
 	fleet           string
 	actuator        string
 	exec            execOptions
+	// listening, if set, is told the address of each listener ("metadata",
+	// "admin") once serve accepts connections on it: how a command that
+	// embeds serve (drill run --serve) finds a port the system chose.
+	listening func(name string, addr net.Addr)
 	// fromEnv are the flags set from the environment, with their
 	// variables (applyServeEnv), for the errors of check.
 	fromEnv map[string]string

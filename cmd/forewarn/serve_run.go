@@ -194,6 +194,9 @@ func (o *serveOptions) serve(ctx context.Context, log *slog.Logger, fab *fabric.
 		}
 		log.Info("listening", "api", s.name, "addr", s.ln.Addr().String())
 		go func() { errc <- https[i].Serve(s.ln) }()
+		if o.listening != nil {
+			o.listening(s.name, s.ln.Addr())
+		}
 	}
 	var err error
 	select {

@@ -7,9 +7,11 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/internal/yamlmsg"
 )
 
@@ -201,4 +203,29 @@ func only(p Problem) *ParseError {
 func syntaxProblem(name string, err error) *ParseError {
 	line, msg := yamlmsg.Syntax(err)
 	return only(Problem{File: name, Line: line, Message: msg})
+}
+
+// Bool returns the value of boolean scalar n.
+func (p *Parser) Bool(n *yaml.Node, path string) (bool, bool) {
+	var b bool
+	if n.Kind != yaml.ScalarNode || n.ShortTag() != "!!bool" || n.Decode(&b) != nil {
+		p.Addf(n, path, "want true or false, got %s", Describe(n))
+		return false, false
+	}
+	return b, true
+}
+
+// Duration returns the value of a duration scalar such as "90s" or "15m",
+// which must be positive.
+func (p *Parser) Duration(n *yaml.Node, path string) (time.Duration, bool) {
+	s, ok := p.Str(n, path)
+	if !ok {
+		return 0, false
+	}
+	d, err := forewarn.ParseDuration(s)
+	if err != nil || d <= 0 {
+		p.Addf(n, path, "%s is not a positive duration: want one such as 90s or 10m", yamlmsg.Quote(s))
+		return 0, false
+	}
+	return d, true
 }

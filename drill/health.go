@@ -1,0 +1,84 @@
+package drill
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/forewarn/forewarn"
+)
+
+// maxOutput is how much of a failed health check's output a report keeps.
+const maxOutput = 400
+
+// checkHealth runs the step's health check for each VM of a completed
+// event, each in its own goroutine, until it succeeds or its time is up.
+func (s *stepRun) checkHealth(ev *forewarn.Event, t *tracked) {
+	h := s.step.Expect.Health
+	for _, vm := range ev.Resources {
+		s.health.Go(func() {
+			res := s.r.health(s.ctx, h, ev, vm)
+			s.mu.Lock()
+			t.health[forewarn.KeyOf(vm)] = res
+			s.mu.Unlock()
+			if res.Passed {
+				s.out.linef("  %s healthy %s after event %s", vm, roundDuration(time.Duration(res.After)), ev.ID)
+			} else {
+				s.out.linef("  %s NOT healthy %s after event %s (%d attempts)", vm,
+					roundDuration(time.Duration(res.After)), ev.ID, res.Attempts)
+			}
+		})
+	}
+}
+
+// health runs a health check for one VM after an event, every
+// DefaultHealthBetween, until it exits 0 or h.Within has passed since the
+// event ended. The command sees the VM and the event in FOREWARN_*
+// variables.
+func (r *Runner) health(ctx context.Context, h *Health, ev *forewarn.Event, vm string) *HealthResult {
+	ctx, cancel := context.WithTimeout(ctx, h.Within)
+	defer cancel()
+	start := time.Now()
+	res := &HealthResult{}
+	for {
+		res.Attempts++
+		out, err := r.runHealth(ctx, h.Command, ev, vm)
+		res.After = forewarn.Duration(time.Since(start))
+		if err == nil {
+			res.Passed, res.Output = true, ""
+			return res
+		}
+		res.Output = tail(strings.TrimSpace(string(out))+"\n"+err.Error(), maxOutput)
+		if sleep(ctx, DefaultHealthBetween) != nil {
+			return res
+		}
+	}
+}
+
+// runHealth runs the command once, with the shell.
+func (r *Runner) runHealth(ctx context.Context, command string, ev *forewarn.Event, vm string) ([]byte, error) {
+	shell := r.Shell
+	if shell == "" {
+		shell = "/bin/sh"
+	}
+	cmd := exec.CommandContext(ctx, shell, "-c", command)
+	cmd.Env = append(os.Environ(),
+		"FOREWARN_VM="+vm,
+		"FOREWARN_SCOPE="+ev.Scope,
+		"FOREWARN_EVENT_ID="+ev.ID,
+		"FOREWARN_EVENT_TYPE="+string(ev.Type),
+	)
+	cmd.WaitDelay = time.Second
+	return cmd.CombinedOutput()
+}
+
+// tail keeps the end of s.
+func tail(s string, n int) string {
+	s = strings.TrimSpace(s)
+	if len(s) > n {
+		return "..." + s[len(s)-n:]
+	}
+	return s
+}

@@ -1,0 +1,361 @@
+package drill
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/forewarn/forewarn"
+)
+
+// stepRun follows one step that creates events: it acts, then watches the
+// events, the campaign and the polls until every event has ended and every
+// health check is done, or the step times out.
+type stepRun struct {
+	// ctx is the drill's, for the health checks.
+	ctx  context.Context
+	r    *Runner
+	step *Step
+	sr   *StepReport
+	out  *printer
+
+	campaign *forewarn.Campaign
+	// events are the step's events by id, in order of appearance.
+	events map[string]*tracked
+	order  []string
+	// scopes are the scopes hit, by key; vms what their VMs' polls showed.
+	scopes map[forewarn.Key]string
+	vms    map[forewarn.Key]*vmSeen
+	// pollsErr is why the polls could not be read, if they could not.
+	pollsErr error
+
+	health sync.WaitGroup
+	mu     sync.Mutex // guards the health results of tracked
+}
+
+// tracked is one event of the step, as last seen.
+type tracked struct {
+	ev *forewarn.Event
+	// notBefore is the NotBefore it was first seen with; zero if it was
+	// first seen started.
+	notBefore time.Time
+	health    map[forewarn.Key]*HealthResult
+}
+
+// vmSeen is what the polls showed of one VM of a hit scope during the step.
+type vmSeen struct {
+	name, scope string
+	// polled says the VM polled while the step ran.
+	polled bool
+	seen   map[string]time.Time // first sighting by event id
+}
+
+func newStepRun(ctx context.Context, r *Runner, step *Step, sr *StepReport, out *printer) *stepRun {
+	return &stepRun{ctx: ctx, r: r, step: step, sr: sr, out: out,
+		events: map[string]*tracked{}, scopes: map[forewarn.Key]string{}, vms: map[forewarn.Key]*vmSeen{}}
+}
+
+// act does what the step does.
+func (s *stepRun) act(ctx context.Context) error {
+	fleet, step := s.r.Fleet, s.step
+	var ev *forewarn.Event
+	var err error
+	switch step.Kind {
+	case Campaign:
+		s.campaign, err = fleet.StartCampaign(ctx, step.Campaign)
+		if err != nil {
+			return err
+		}
+		s.sr.Campaign = s.campaign.ID
+		for _, p := range s.campaign.Scopes {
+			s.scopes[forewarn.KeyOf(p.Scope)] = p.Scope
+		}
+		s.out.linef("  campaign %s started over %s", s.campaign.ID, campaignScopes(step.Campaign))
+		return nil
+	case Fail:
+		ev, err = fleet.Fail(ctx, step.VM)
+	case Degrade:
+		ev, err = fleet.Degrade(ctx, step.VM, step.Notice)
+	default:
+		ev, err = fleet.Operate(ctx, step.VM, forewarn.Operation(step.Kind))
+	}
+	if err != nil {
+		return err
+	}
+	s.scopes[forewarn.KeyOf(ev.Scope)] = ev.Scope
+	s.see(ev)
+	return nil
+}
+
+// follow watches until the step is over.
+func (s *stepRun) follow(ctx context.Context) error {
+	deadline := s.sr.Started.Add(s.step.Timeout)
+	for {
+		if err := s.look(ctx); err != nil {
+			return err
+		}
+		if s.over() {
+			break
+		}
+		if time.Now().After(deadline) {
+			s.sr.Checks = append(s.sr.Checks, &Check{Name: "the step ends within its timeout",
+				Detail: fmt.Sprintf("still in flight after %s: %s", forewarn.FormatDuration(s.step.Timeout), s.inFlight())})
+			s.health.Wait()
+			return errStop
+		}
+		s.out.status("%s", s.statusLine())
+		if err := sleep(ctx, s.r.interval()); err != nil {
+			return err
+		}
+	}
+	if s.campaign != nil {
+		if err := s.reconcile(ctx); err != nil {
+			return err
+		}
+	}
+	s.out.status("  waiting for health checks")
+	s.health.Wait()
+	return nil
+}
+
+// look reads the campaign, the events and the polls once.
+func (s *stepRun) look(ctx context.Context) error {
+	if s.campaign != nil && !s.campaign.Ended() {
+		c, err := s.r.Fleet.Campaign(ctx, s.campaign.ID)
+		if err != nil {
+			return fmt.Errorf("campaign %s: %w", s.campaign.ID, err)
+		}
+		if c.Ended() {
+			s.out.linef("  campaign %s %s", c.ID, c.State)
+		}
+		s.campaign = c
+		for _, p := range c.Scopes {
+			if p.Event != "" && s.events[p.Event] == nil {
+				if err := s.fetch(ctx, p.Event); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for _, id := range s.order {
+		if s.events[id].ev.InFlight() {
+			if err := s.fetch(ctx, id); err != nil {
+				return err
+			}
+		}
+	}
+	s.lookPolls(ctx)
+	return nil
+}
+
+// fetch reads an event, from the history once it has ended.
+func (s *stepRun) fetch(ctx context.Context, id string) error {
+	ev, err := s.r.Fleet.Event(ctx, id)
+	if errors.Is(err, forewarn.ErrNotFound) {
+		ev, err = s.ended(ctx, id)
+	}
+	if err != nil {
+		return fmt.Errorf("event %s: %w", id, err)
+	}
+	s.see(ev)
+	return nil
+}
+
+// ended finds an event in the history.
+func (s *stepRun) ended(ctx context.Context, id string) (*forewarn.Event, error) {
+	var ev *forewarn.Event
+	err := s.history(ctx, func(e *forewarn.Event) bool {
+		if e.ID == id {
+			ev = e
+			return false
+		}
+		return true
+	})
+	if err == nil && ev == nil {
+		err = forewarn.Errorf(forewarn.ErrNotFound, "event %s is neither in flight nor in the history", id)
+	}
+	return ev, err
+}
+
+// history walks the history, newest first, while fn returns true.
+func (s *stepRun) history(ctx context.Context, fn func(*forewarn.Event) bool) error {
+	q := forewarn.HistoryQuery{Limit: 200}
+	for {
+		page, next, err := s.r.Fleet.HistoryPage(ctx, q)
+		if err != nil {
+			return err
+		}
+		for _, e := range page {
+			if e.EndedAt.Before(s.sr.Started) || !fn(e) {
+				return nil
+			}
+		}
+		if next == "" {
+			return nil
+		}
+		q.After = next
+	}
+}
+
+// reconcile adds the campaign's events that came and went between two
+// looks, from the history.
+func (s *stepRun) reconcile(ctx context.Context) error {
+	var missed []*forewarn.Event
+	err := s.history(ctx, func(e *forewarn.Event) bool {
+		if e.Campaign == s.campaign.ID && s.events[e.ID] == nil {
+			missed = append(missed, e)
+		}
+		return true
+	})
+	slices.Reverse(missed)
+	for _, e := range missed {
+		s.see(e)
+	}
+	return err
+}
+
+// see records what an event is now and prints what changed.
+func (s *stepRun) see(ev *forewarn.Event) {
+	t := s.events[ev.ID]
+	if t == nil {
+		t = &tracked{ev: ev, notBefore: ev.NotBefore, health: map[forewarn.Key]*HealthResult{}}
+		s.events[ev.ID] = t
+		s.order = append(s.order, ev.ID)
+		s.out.linef("  %s event %s: %s of %s, %s", s.at(ev.CreatedAt), ev.ID, ev.Type, listNames(ev.Resources), s.noticeWords(ev))
+	}
+	old := t.ev
+	t.ev = ev
+	if ev.ApprovedBy != "" && (old.ApprovedBy == "" || old == ev) {
+		s.out.linef("  %s event %s approved by %s after %s", s.at(ev.ApprovedAt), ev.ID, ev.ApprovedBy,
+			roundDuration(ev.ApprovedAt.Sub(ev.CreatedAt)))
+	}
+	if !ev.StartedAt.IsZero() && (old.StartedAt.IsZero() || old == ev) {
+		how := ""
+		if (&EventRow{StartedAt: ev.StartedAt, ApprovedBy: ev.ApprovedBy, Operation: ev.Operation}).StartedUnapproved() {
+			how = " UNAPPROVED"
+		}
+		s.out.linef("  %s event %s started%s", s.at(ev.StartedAt), ev.ID, how)
+	}
+	if !ev.InFlight() && (old.InFlight() || old == ev) {
+		s.out.linef("  %s event %s %s", s.at(ev.EndedAt), ev.ID, ev.Outcome)
+		if ev.Outcome == forewarn.Completed && s.step.Expect.Health != nil {
+			s.checkHealth(ev, t)
+		}
+	}
+}
+
+// noticeWords says how much notice an event gives.
+func (s *stepRun) noticeWords(ev *forewarn.Event) string {
+	if ev.NotBefore.IsZero() {
+		return "started at once"
+	}
+	return fmt.Sprintf("NotBefore in %s", roundDuration(ev.NotBefore.Sub(ev.CreatedAt)))
+}
+
+// at shows a time as the offset from the step's start.
+func (s *stepRun) at(t time.Time) string {
+	return fmt.Sprintf("+%s", roundDuration(max(t.Sub(s.sr.Started), 0)))
+}
+
+// over reports whether every event has ended and the campaign, if any, has.
+func (s *stepRun) over() bool {
+	if s.campaign != nil && !s.campaign.Ended() {
+		return false
+	}
+	for _, t := range s.events {
+		if t.ev.InFlight() {
+			return false
+		}
+	}
+	return true
+}
+
+// inFlight names the events still in flight.
+func (s *stepRun) inFlight() string {
+	var ids []string
+	for _, id := range s.order {
+		if s.events[id].ev.InFlight() {
+			ids = append(ids, fmt.Sprintf("%s (%s)", id, s.events[id].ev.Status))
+		}
+	}
+	if s.campaign != nil && !s.campaign.Ended() {
+		ids = append(ids, "campaign "+s.campaign.ID)
+	}
+	return listNames(ids)
+}
+
+// statusLine is the live line: each event in flight, its countdown and
+// who has approved.
+func (s *stepRun) statusLine() string {
+	line := ""
+	if s.campaign != nil {
+		done, total := 0, 0
+		for _, p := range s.campaign.Scopes {
+			done, total = done+p.Done, total+p.UpdateDomains
+		}
+		line = fmt.Sprintf("  campaign: %d/%d update domains", done, total)
+	}
+	for _, id := range s.order {
+		ev := s.events[id].ev
+		if !ev.InFlight() {
+			continue
+		}
+		switch {
+		case ev.Status == forewarn.Scheduled:
+			line += fmt.Sprintf("  %s: NotBefore in %s, not approved", id, roundDuration(max(time.Until(ev.NotBefore), 0)))
+		case ev.ApprovedBy != "":
+			line += fmt.Sprintf("  %s: started, approved by %s", id, ev.ApprovedBy)
+		default:
+			line += fmt.Sprintf("  %s: started", id)
+		}
+	}
+	return line
+}
+
+// lookPolls reads the polls of the hit scopes' VMs, keeping each VM's
+// first sighting of each event even once the VM is gone (an evicted VM
+// leaves the endpoint's record).
+func (s *stepRun) lookPolls(ctx context.Context) {
+	for _, scope := range s.scopes {
+		polls, err := s.r.Polls.Polls(ctx, scope)
+		if errors.Is(err, forewarn.ErrNotFound) {
+			continue // the scope is gone: its last VM was evicted
+		}
+		if err != nil {
+			s.pollsErr = err
+			continue
+		}
+		for _, p := range polls {
+			s.merge(p)
+		}
+	}
+}
+
+// merge adds one VM's polls to what the step has seen.
+func (s *stepRun) merge(p *forewarn.VMPolls) {
+	key := forewarn.KeyOf(p.VM)
+	v := s.vms[key]
+	if v == nil {
+		v = &vmSeen{name: p.VM, scope: p.Scope, seen: map[string]time.Time{}}
+		s.vms[key] = v
+	}
+	if !v.polled && !p.LastPoll.Before(s.sr.Started) {
+		v.polled = true
+	}
+	for _, sg := range p.Seen {
+		t := s.events[sg.Event]
+		if t == nil {
+			continue
+		}
+		if first, ok := v.seen[sg.Event]; !ok || sg.At.Before(first) {
+			if !ok {
+				s.out.linef("  %s %s saw event %s after %s", s.at(sg.At), p.VM, sg.Event,
+					roundDuration(max(sg.At.Sub(t.ev.CreatedAt), 0)))
+			}
+			v.seen[sg.Event] = sg.At
+		}
+	}
+}
