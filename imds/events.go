@@ -7,8 +7,9 @@ import (
 
 // getEvents answers a GET of /metadata/scheduledevents: it enables the
 // scope, holds a long-poll until the scope changes, and answers the document
-// of the requested api-version, or 304 if If-None-Match matches.
-func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, req *request) {
+// of the requested api-version, or 304 if If-None-Match matches. Both
+// answers are left in poll, for the VM's record.
+func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, req *request, poll *answeredPoll) {
 	c, ok := s.enable(w, r, req)
 	if !ok {
 		return
@@ -27,6 +28,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, req *request)
 	st := c.state
 	w.Header()[headerETag] = st.etagHeader
 	if !req.poll.wait && noneMatch(r.Header["If-None-Match"], st.etag) {
+		*poll = answeredPoll{polls: c.polls, state: st, version: req.version}
 		w.WriteHeader(http.StatusNotModified)
 		return
 	}
@@ -35,6 +37,7 @@ func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, req *request)
 		s.internalError(w, r, "render document", doc.err)
 		return
 	}
+	*poll = answeredPoll{polls: c.polls, state: st, version: req.version}
 	writePrepared(w, http.StatusOK, contentTypeJSONValue, doc.length, doc.body)
 }
 

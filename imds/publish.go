@@ -9,8 +9,8 @@ import (
 var _ forewarn.Publisher = (*Server)(nil)
 
 // PublishScope replaces the scope's snapshot: its incarnation, events and
-// VMs. Addresses of VMs no longer in the scope stop resolving to it; long-
-// polls held on the scope answer. A snapshot older than the one served (a
+// VMs. Addresses of VMs no longer in the scope stop resolving to it, and
+// their poll records are dropped; long-polls held on the scope answer. A snapshot older than the one served (a
 // lower incarnation) is ignored. The snapshot must not change afterwards.
 func (s *Server) PublishScope(snap *forewarn.ScopeSnapshot) {
 	if snap == nil || snap.Scope == nil {
@@ -32,6 +32,7 @@ func (s *Server) PublishScope(snap *forewarn.ScopeSnapshot) {
 		return
 	}
 	s.scopes[key] = st
+	st.adoptPolls(old)
 	s.addOwners(st, old)
 	if old != nil {
 		s.dropOwners(old)
@@ -43,8 +44,8 @@ func (s *Server) PublishScope(snap *forewarn.ScopeSnapshot) {
 	}
 }
 
-// RemoveScope forgets a scope and its VMs; their addresses stop resolving and
-// long-polls held on the scope answer.
+// RemoveScope forgets a scope and its VMs, with their poll records; their
+// addresses stop resolving and long-polls held on the scope answer.
 func (s *Server) RemoveScope(name string) {
 	key := forewarn.KeyOf(name)
 	s.mu.Lock()
@@ -91,6 +92,7 @@ func (s *Server) addOwners(st, prev *scopeState) {
 			s.log.Warn("publish: address claimed by two VMs", "address", o.addr,
 				"vm", o.vm.Name, "previous", c.vm.Name)
 		}
-		s.callers.Store(o.addr, caller{vm: o.vm, state: st, rateKey: vmRateKey(o.vm)})
+		s.callers.Store(o.addr, caller{vm: o.vm, state: st, rateKey: vmRateKey(o.vm),
+			polls: st.polls[forewarn.KeyOf(o.vm.Name)]})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/jonboulle/clockwork"
 	"github.com/prometheus/client_golang/prometheus"
@@ -141,13 +142,28 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rt, segs := parseRoute(r.URL.Path)
 	sw := s.statusWriter(w)
 	defer s.releaseStatusWriter(sw)
+	var start time.Time
 	if s.metrics != nil {
-		// Without metrics the clock is not read: that costs more than a
-		// map lookup.
-		start := s.clock.Now()
-		defer func() { s.metrics.observe(rt, sw.Status(), s.clock.Now().Sub(start)) }()
+		start = s.clock.Now()
 	}
-	s.serve(sw, r, rt, segs)
+	var poll answeredPoll
+	defer s.finish(rt, sw, start, &poll)
+	s.serve(sw, r, rt, segs, &poll)
+}
+
+// finish records the poll answered, if any, in its VM's record and the
+// request in the metrics, at the time of the answer. The clock is read
+// once for both, and not at all if neither needs it: a reading costs more
+// than the rest of the recording (about 50 ns against 15 on a test VM).
+func (s *Server) finish(rt route, sw *httpstatus.Writer, start time.Time, poll *answeredPoll) {
+	if s.metrics == nil && poll.polls == nil {
+		return
+	}
+	now := s.clock.Now()
+	poll.record(now)
+	if s.metrics != nil {
+		s.metrics.observe(rt, sw.Status(), now.Sub(start))
+	}
 }
 
 // statusWriter wraps w to record the status answered, reusing a wrapper
@@ -168,7 +184,9 @@ func (s *Server) releaseStatusWriter(sw *httpstatus.Writer) {
 	s.statusWriters.Put(sw)
 }
 
-func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route, segs []string) {
+// serve answers the request; an answered poll of the document is left in
+// poll.
+func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route, segs []string, poll *answeredPoll) {
 	if rt == routeNone {
 		writeError(w, errNotFound)
 		return
@@ -196,7 +214,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request, rt route, segs []
 	case rt == routeEvents && r.Method == http.MethodPost:
 		s.postEvents(w, r, &req)
 	case rt == routeEvents:
-		s.getEvents(w, r, &req)
+		s.getEvents(w, r, &req, poll)
 	case rt == routeInstance:
 		s.getInstance(w, &req, segs)
 	default:

@@ -23,6 +23,14 @@ type scopeState struct {
 	changed    chan struct{}
 	// docs holds one rendered document per api-version of eventVersions.
 	docs []renderedDoc
+	// vms are the scope's VMs, with or without addresses, and polls their
+	// poll records by VM key (adoptPolls), set once under Server.mu.
+	vms   []*forewarn.VM
+	polls map[forewarn.Key]*vmPolls
+	// ids is the set of the events' ids as the document shows them, made
+	// on first use (eventIDs).
+	idsOnce sync.Once
+	ids     map[string]struct{}
 }
 
 // renderedDoc is the document of one api-version, rendered on first use,
@@ -46,6 +54,9 @@ type caller struct {
 	state *scopeState
 	// rateKey names the VM's rate-limit bucket, built once at publish.
 	rateKey string
+	// polls is the VM's poll record, so that a GET records without a
+	// lookup.
+	polls *vmPolls
 }
 
 func newScopeState(snap *forewarn.ScopeSnapshot) (*scopeState, []string) {
@@ -63,6 +74,7 @@ func newScopeState(snap *forewarn.ScopeSnapshot) (*scopeState, []string) {
 		if vm == nil {
 			continue
 		}
+		st.vms = append(st.vms, vm)
 		for _, a := range vm.Addresses {
 			addr, err := netip.ParseAddr(a)
 			if err != nil {
@@ -90,4 +102,18 @@ func (st *scopeState) document(v int) *renderedDoc {
 		d.length = lengthValue(d.body)
 	})
 	return d
+}
+
+// eventIDs returns the set of the ids of st's events as the document shows
+// them.
+func (st *scopeState) eventIDs() map[string]struct{} {
+	st.idsOnce.Do(func() {
+		st.ids = make(map[string]struct{}, len(st.events))
+		for _, e := range st.events {
+			if e != nil {
+				st.ids[string(forewarn.KeyOf(e.ID))] = struct{}{}
+			}
+		}
+	})
+	return st.ids
 }
