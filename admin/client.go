@@ -15,7 +15,8 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-// Client is the admin API's Go client. It implements forewarn.Fleet.
+// Client is the admin API's Go client. It implements forewarn.Fleet and
+// forewarn.PollLog.
 type Client struct {
 	base  string // scheme and host, and a path prefix if any, without a trailing slash
 	token string

@@ -29,6 +29,7 @@ func (s *Server) routes(gatherer prometheus.Gatherer) {
 	s.route("POST /v1/scopes", s.createScope)
 	s.route("GET /v1/scopes/{name}", s.getScope)
 	s.route("DELETE /v1/scopes/{name}", s.deleteScope)
+	s.route("GET /v1/scopes/{name}/polls", s.listPolls)
 
 	s.route("GET /v1/vms", s.listVMs, vmListParams...)
 	s.route("POST /v1/vms", s.createVM)

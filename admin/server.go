@@ -30,6 +30,10 @@ type Config struct {
 	// Logger receives failed requests (at error level) and every request
 	// (at debug level). If nil, nothing is logged.
 	Logger *slog.Logger
+	// Polls, if set, is the poll record of the metadata endpoint this
+	// process serves, answered at GET /v1/scopes/{name}/polls. If nil,
+	// that route answers 404.
+	Polls forewarn.PollLog
 	// Hub, if set, feeds the live stream, GET /v1/stream; the control
 	// plane must publish to it. If nil, the stream answers 404.
 	Hub *Hub
@@ -62,6 +66,7 @@ type Server struct {
 	// another site (cross-site request forgery).
 	crossOrigin *http.CrossOriginProtection
 	hub         *Hub
+	polls       forewarn.PollLog
 	clock       forewarn.Clock
 	etags       map[string]string // of the dashboard's files, by path
 	replica     string
@@ -96,6 +101,7 @@ func NewServer(cfg Config) *Server {
 		etags:       etags(dashboard.Static),
 		crossOrigin: http.NewCrossOriginProtection(),
 		hub:         cfg.Hub,
+		polls:       cfg.Polls,
 		replica:     cfg.Replica,
 		version:     cfg.Version,
 		mux:         http.NewServeMux(),
