@@ -120,7 +120,7 @@ func (s *Server) start(cfg config) error {
 		return fmt.Errorf("publish: %w", err)
 	}
 	fleet := newAddressing(s.fab)
-	api := admin.NewServer(admin.Config{Fleet: fleet, Token: s.AdminToken, Gatherer: reg, Registerer: reg,
+	api := admin.NewServer(admin.Config{Fleet: fleet, Polls: endpoint, Token: s.AdminToken, Gatherer: reg, Registerer: reg,
 		Logger: log, Hub: hub, Replica: s.fab.Replica().ID, Version: "forewarntest", Clock: s.clock})
 	s.serve(meta, endpoint, endpoint.Shutdown)
 	s.serve(adm, api, api.Shutdown)

@@ -86,7 +86,7 @@ func (o *serveOptions) buildServers(ctx context.Context, store forewarn.Store, l
 	if err := o.seedFleet(ctx, fab, fleet, lns.metadata.Addr(), log); err != nil {
 		return nil, nil, err
 	}
-	adminAPI := o.newAdminAPI(fab, token, hub, log, reg)
+	adminAPI := o.newAdminAPI(fab, endpoint, token, hub, log, reg)
 	o.logDashboard(log, lns.admin.Addr())
 	return fab, lns.servers(endpoint, adminAPI), nil
 }
@@ -147,10 +147,11 @@ func (o *serveOptions) newControlPlane(ctx context.Context, store forewarn.Store
 	return fab, endpoint, nil
 }
 
-// newAdminAPI returns the admin API over the control plane, whose
-// dashboard streams from hub.
-func (o *serveOptions) newAdminAPI(fab *fabric.Fabric, token string, hub *admin.Hub, log *slog.Logger, reg *prometheus.Registry) *admin.Server {
-	return admin.NewServer(admin.Config{Fleet: fab, Token: token, Gatherer: reg, Registerer: reg,
+// newAdminAPI returns the admin API over the control plane and the
+// endpoint's poll record, whose dashboard streams from hub.
+func (o *serveOptions) newAdminAPI(fab *fabric.Fabric, endpoint *imds.Server, token string, hub *admin.Hub,
+	log *slog.Logger, reg *prometheus.Registry) *admin.Server {
+	return admin.NewServer(admin.Config{Fleet: fab, Polls: endpoint, Token: token, Gatherer: reg, Registerer: reg,
 		Logger: log, Hub: hub, Replica: fab.Replica().ID, Version: build.Version, TrustedOrigins: o.dashOrigins,
 		RequestTimeout: time.Duration(o.adminTimeout)})
 }
