@@ -40,6 +40,14 @@
 //   - /metadata/versions answers any caller; an unknown address is rate
 //     limited by address instead of by VM.
 //
+// The Server records each VM's polls (forewarn.PollLog, Polls): a GET of
+// /metadata/scheduledevents answered with the document or with 304 counts,
+// a long-poll's answer too, at the time of the answer; an error does not.
+// The events a VM was served are those its api-version's document shows
+// (a 304 counts as serving the document the VM already has), each with the
+// first time. The record lives in this process's memory, from a VM's
+// first publish to its leaving the scope.
+//
 // Chaos (fault injection for testing clients, published by PublishChaos)
 // applies to /metadata/scheduledevents, GET and POST, and to every path
 // under /metadata/instance; not to /metadata/versions, which any caller may
