@@ -1,10 +1,12 @@
 package client
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"os"
 	"strings"
@@ -45,6 +47,8 @@ type Client struct {
 	baseErr          error
 	apiVersion       string
 	httpClient       *http.Client
+	sourceAddr       netip.Addr // WithSourceAddr's; the zero Addr if none
+	optErr           error      // options that do not go together
 	logger           *slog.Logger
 	clock            Clock
 	retry            retryPolicy
@@ -88,8 +92,12 @@ func New(opts ...Option) *Client {
 	}
 	c.endpoint = normalizeEndpoint(c.endpoint)
 	c.base, c.baseErr = parseEndpoint(c.endpoint)
-	if c.httpClient == nil {
-		c.httpClient = newHTTPClient()
+	switch {
+	case c.httpClient == nil:
+		c.httpClient = newHTTPClient(c.sourceAddr)
+	case c.sourceAddr.IsValid():
+		c.optErr = fmt.Errorf("%w: WithSourceAddr(%s) shapes the default HTTP client, not one given with WithHTTPClient",
+			ErrConflictingOptions, c.sourceAddr)
 	}
 	return c
 }
@@ -132,14 +140,13 @@ func parseEndpoint(s string) (*url.URL, error) {
 }
 
 // newHTTPClient returns the default client: no proxy (metadata must be
-// reached directly), bounded dialing, no redirects. Request deadlines come
-// from contexts.
-func newHTTPClient() *http.Client {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+// reached directly), bounded dialing, from source if it is valid, no
+// redirects. Request deadlines come from contexts.
+func newHTTPClient(source netip.Addr) *http.Client {
 	return &http.Client{
 		Transport: &http.Transport{
 			Proxy:               nil,
-			DialContext:         dialer.DialContext,
+			DialContext:         dialFrom(source),
 			MaxIdleConns:        4,
 			MaxIdleConnsPerHost: 4,
 			IdleConnTimeout:     90 * time.Second,
@@ -148,5 +155,22 @@ func newHTTPClient() *http.Client {
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return http.ErrUseLastResponse
 		},
+	}
+}
+
+// dialFrom returns the default client's dial function: bounded, from
+// source if it is valid, when a failure then names it.
+func dialFrom(source netip.Addr) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	if !source.IsValid() {
+		return dialer.DialContext
+	}
+	dialer.LocalAddr = net.TCPAddrFromAddrPort(netip.AddrPortFrom(source, 0))
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, fmt.Errorf("connect from source address %s: %w", source, err)
+		}
+		return conn, nil
 	}
 }

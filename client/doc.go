@@ -30,10 +30,12 @@
 // Every request carries the header "Metadata: true" and, with the default
 // HTTP client, never goes through a proxy: HTTP_PROXY and friends are
 // ignored, since the metadata address must be reached directly. (A client
-// given through WithHTTPClient is used as it is.) The first read of the
-// Scheduled Events document may take up to two minutes while the service
-// enables itself for the VM, so it gets a long timeout (3 minutes); later
-// requests a short one (10 seconds). See WithTimeouts.
+// given through WithHTTPClient is used as it is.) WithSourceAddr makes the
+// default client connect from a chosen local address, so that one host can
+// act as several VMs. The first read of the Scheduled Events document may
+// take up to two minutes while the service enables itself for the VM, so it
+// gets a long timeout (3 minutes); later requests a short one (10 seconds).
+// See WithTimeouts.
 //
 // Connection errors, timeouts and the statuses 410, 429 and 5xx are retried
 // with exponential backoff and jitter, honouring Retry-After; other 4xx are

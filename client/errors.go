@@ -10,12 +10,15 @@ import (
 	"time"
 )
 
-// Errors the client returns that are not answers of the service. Neither is
+// Errors the client returns that are not answers of the service. None is
 // retried.
 var (
 	// ErrInvalidEndpoint: the configured endpoint is not an http(s) URL
 	// with a host.
 	ErrInvalidEndpoint = errors.New("invalid metadata endpoint")
+	// ErrConflictingOptions: New was given options that do not go
+	// together (WithSourceAddr and WithHTTPClient).
+	ErrConflictingOptions = errors.New("conflicting client options")
 	// ErrMalformedResponse: the service answered with a success status but
 	// a body or status the client cannot use.
 	ErrMalformedResponse = errors.New("malformed metadata response")

@@ -3,6 +3,7 @@ package client
 import (
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"time"
 )
 
@@ -32,9 +33,25 @@ func WithAPIVersion(version string) Option {
 
 // WithHTTPClient makes the client send its requests through hc, used as it
 // is: its proxy settings, if any, apply. Nil keeps the default client, which
-// never uses a proxy.
+// never uses a proxy. It does not combine with WithSourceAddr (see there).
 func WithHTTPClient(hc *http.Client) Option {
 	return func(c *Client) { c.httpClient = hc }
+}
+
+// WithSourceAddr makes the default HTTP client connect from addr, a local
+// address of this host, instead of one the system picks. The metadata
+// service knows the calling VM by the connection's source address, so this
+// lets several programs on one host act as several VMs (tests, drills;
+// Linux routes all of 127.0.0.0/8 to the loopback interface). An address
+// the host does not own fails each request with the dial error, which
+// names it. The zero Addr keeps the default.
+//
+// It shapes the default client only: a client given with WithHTTPClient is
+// used as it is, so the two together are refused, every request failing
+// with ErrConflictingOptions (set the dialer's LocalAddr on that client
+// instead).
+func WithSourceAddr(addr netip.Addr) Option {
+	return func(c *Client) { c.sourceAddr = addr }
 }
 
 // WithLogger makes the client log retries and Watch's progress to logger.

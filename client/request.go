@@ -85,6 +85,9 @@ func (c *Client) newRequest(ctx context.Context, cl call, target string) (*http.
 
 // url joins the endpoint, path and query.
 func (c *Client) url(path string, query url.Values) (string, error) {
+	if c.optErr != nil {
+		return "", c.optErr
+	}
 	if c.baseErr != nil {
 		return "", c.baseErr
 	}

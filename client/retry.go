@@ -37,7 +37,8 @@ func retryable(err error) bool {
 	if apiErr, ok := errors.AsType[*APIError](err); ok {
 		return apiErr.Retryable()
 	}
-	return !errors.Is(err, ErrInvalidEndpoint) && !errors.Is(err, ErrMalformedResponse)
+	return !errors.Is(err, ErrInvalidEndpoint) && !errors.Is(err, ErrMalformedResponse) &&
+		!errors.Is(err, ErrConflictingOptions)
 }
 
 // withRetry runs attempt until it succeeds, fails for good, or has been

@@ -104,8 +104,9 @@ func (w *watcher) failed(ctx context.Context, err error, longPolling bool) error
 		w.c.logger.Warn("long-poll refused, polling from now on", "error", err)
 	}
 	// No retry mends an endpoint that is not one: a bad address, or a
-	// server that has no such path (another service, forewarn's admin API).
-	if errors.Is(err, ErrInvalidEndpoint) || (isAPI && apiErr.StatusCode == http.StatusNotFound) {
+	// server that has no such path (another service, forewarn's admin API);
+	// nor options that do not go together.
+	if errors.Is(err, ErrInvalidEndpoint) || errors.Is(err, ErrConflictingOptions) || (isAPI && apiErr.StatusCode == http.StatusNotFound) {
 		return err
 	}
 	wait := w.c.retry.delay(w.failures, err)

@@ -1,0 +1,81 @@
+package client
+
+import (
+	"errors"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// newRemoteAddrServer serves an empty document and records the source
+// address of each request.
+func newRemoteAddrServer(t *testing.T) (*httptest.Server, *atomic.Value) {
+	t.Helper()
+	var last atomic.Value
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		host, _, _ := net.SplitHostPort(r.RemoteAddr)
+		last.Store(host)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"DocumentIncarnation":1,"Events":[]}`))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &last
+}
+
+// TestSourceAddr: with WithSourceAddr the requests leave from the chosen
+// loopback address (Linux routes all of 127/8 to lo); without it, from the
+// one the system picks.
+func TestSourceAddr(t *testing.T) {
+	srv, last := newRemoteAddrServer(t)
+	for _, tc := range []struct {
+		opts []Option
+		want string
+	}{
+		{[]Option{WithSourceAddr(netip.MustParseAddr("127.0.0.7"))}, "127.0.0.7"},
+		{[]Option{WithSourceAddr(netip.MustParseAddr("127.0.0.8"))}, "127.0.0.8"},
+		{[]Option{WithSourceAddr(netip.Addr{})}, "127.0.0.1"},
+		{nil, "127.0.0.1"},
+	} {
+		c := New(append(tc.opts, WithEndpoint(srv.URL), WithRetry(1, 0))...)
+		if _, err := c.Get(testContext(t)); err != nil {
+			t.Fatalf("want %s: %v", tc.want, err)
+		}
+		if got := last.Load(); got != tc.want {
+			t.Errorf("request came from %v, want %s", got, tc.want)
+		}
+	}
+}
+
+// TestSourceAddrNotOnHost: an address the host does not own fails the
+// request with the dial error, which names it.
+func TestSourceAddrNotOnHost(t *testing.T) {
+	srv, _ := newRemoteAddrServer(t)
+	c := New(WithEndpoint(srv.URL), WithSourceAddr(netip.MustParseAddr("192.0.2.1")), WithRetry(1, 0),
+		WithTimeouts(2*time.Second, 2*time.Second))
+	_, err := c.Get(testContext(t))
+	if err == nil || !strings.Contains(err.Error(), "connect from source address 192.0.2.1") {
+		t.Fatalf("err = %v, want the dial error naming 192.0.2.1", err)
+	}
+}
+
+// TestSourceAddrWithHTTPClient: WithSourceAddr with WithHTTPClient is
+// refused at the first request, which is not sent.
+func TestSourceAddrWithHTTPClient(t *testing.T) {
+	srv, last := newRemoteAddrServer(t)
+	c := New(WithEndpoint(srv.URL), WithHTTPClient(&http.Client{}),
+		WithSourceAddr(netip.MustParseAddr("127.0.0.7")), WithRetry(5, time.Millisecond))
+	if _, err := c.Get(testContext(t)); !errors.Is(err, ErrConflictingOptions) {
+		t.Fatalf("Get: err = %v, want ErrConflictingOptions", err)
+	}
+	if err := c.Watch(testContext(t), func(*Document) error { return nil }); !errors.Is(err, ErrConflictingOptions) {
+		t.Fatalf("Watch: err = %v, want ErrConflictingOptions", err)
+	}
+	if got := last.Load(); got != nil {
+		t.Errorf("a request was sent, from %v", got)
+	}
+}
