@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -59,7 +60,8 @@ func New(cfg Config, logger *slog.Logger) (*Agent, error) {
 	}
 	log := logger.With("component", "agent")
 	m := newMetrics()
-	hc, transport := instrument(cfg.HTTPClient, m.metadataErrors)
+	source, _ := netip.ParseAddr(cfg.SourceAddr) // checked; "" is the zero Addr
+	hc, transport := instrument(cfg.HTTPClient, source, m.metadataErrors)
 	opts := []client.Option{client.WithEndpoint(cfg.Endpoint), client.WithAPIVersion(cfg.APIVersion),
 		client.WithHTTPClient(hc), client.WithLogger(logger.With("component", "client"))}
 	if cfg.PollOnly {

@@ -127,7 +127,8 @@ func TestAgentCancelled(t *testing.T) {
 }
 
 // TestLeaderOnly: three VMs in one Freeze, each with an agent that would
-// approve at once; only the VM named first approves.
+// approve at once and acts as its VM by SourceAddr; only the VM named first
+// approves.
 func TestLeaderOnly(t *testing.T) {
 	s := mustStartServer(t, 60) // Freeze: 15 s of notice
 	if _, err := s.f.CreateScope(s.ctx, forewarn.ScopeSpec{Name: "web"}); err != nil {
@@ -138,7 +139,7 @@ func TestLeaderOnly(t *testing.T) {
 	for i, name := range []string{"web-0", "web-1", "web-2"} {
 		addr := "127.0.0." + string(rune('2'+i))
 		s.vm(name, "web", addr)
-		agents = append(agents, mustRunAgent(t, Config{Endpoint: s.url, HTTPClient: boundClient(addr),
+		agents = append(agents, mustRunAgent(t, Config{Endpoint: s.url, SourceAddr: addr,
 			StateFile: filepath.Join(dir, name+".json"), LeaderOnly: true, LeaderFallback: Duration(5 * time.Second),
 			Hooks:    map[EventType]Hooks{"Freeze": recordAll(filepath.Join(dir, name+".log"))},
 			Approval: map[EventType]Policy{"Freeze": Immediately}}))
@@ -175,4 +176,19 @@ func campaignEvent(t *testing.T, s *server, campaign string) *forewarn.Event {
 	}
 	t.Fatalf("no event of campaign %s in the history", campaign)
 	return nil
+}
+
+// TestSourceAddrNotOnHost: a source_addr the host does not own passes the
+// checks (only a request can tell) and fails each request with the dial
+// error, which names it.
+func TestSourceAddrNotOnHost(t *testing.T) {
+	s := mustStartServer(t, 1)
+	a, err := New(Config{Endpoint: s.url, SourceAddr: "192.0.2.1", StateFile: filepath.Join(t.TempDir(), "state.json")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.client.Instance(t.Context())
+	if err == nil || !strings.Contains(err.Error(), "connect from source_addr 192.0.2.1: dial tcp") {
+		t.Fatalf("err = %v, want the dial error naming source_addr 192.0.2.1", err)
+	}
 }

@@ -57,6 +57,10 @@ type Config struct {
 	// Endpoint is the metadata service's base URL; "" lets the client pick
 	// (FOREWARN_ENDPOINT, else http://169.254.169.254).
 	Endpoint string `yaml:"endpoint"`
+	// SourceAddr, if set, is the local IP address the metadata requests
+	// leave from: the service knows the calling VM by it, so that several
+	// agents on one host can act as several VMs (tests, drills).
+	SourceAddr string `yaml:"source_addr"`
 	// APIVersion is the Scheduled Events api-version; "" is the client's
 	// default.
 	APIVersion string `yaml:"api_version"`
@@ -85,8 +89,8 @@ type Config struct {
 	// MetricsAddr, if set, serves /metrics and /healthz there.
 	MetricsAddr string `yaml:"metrics_addr"`
 
-	// HTTPClient, if set, carries the metadata requests (tests bind it to a
-	// local address to act as another VM). Not read from YAML.
+	// HTTPClient, if set, carries the metadata requests as it is; it does
+	// not go with SourceAddr. Not read from YAML.
 	HTTPClient *http.Client `yaml:"-"`
 	// PollOnly turns the client's long-poll off (benchmarks). Not read from
 	// YAML.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"slices"
@@ -68,6 +69,12 @@ func (c *Config) check() *checker {
 	ch := &checker{src: src, problems: slices.Clone(src.problems)}
 	if c.Endpoint != "" {
 		ch.add("endpoint", checkEndpoint(c.Endpoint))
+	}
+	if c.SourceAddr != "" {
+		ch.add("source_addr", checkSourceAddr(c.SourceAddr))
+		if c.HTTPClient != nil {
+			ch.addf("source_addr", "set with Config.HTTPClient, which is used as it is: bind its dialer instead")
+		}
 	}
 	if c.APIVersion != "" {
 		ch.add("api_version", checkAPIVersion(c.APIVersion))
@@ -181,6 +188,16 @@ func checkHTTPURL(s string) (*url.URL, error) {
 		}
 	}
 	return u, nil
+}
+
+// checkSourceAddr checks the form of a source address: an IP address,
+// without a port. Whether this host owns it is for the first request to
+// find out.
+func checkSourceAddr(addr string) error {
+	if _, err := netip.ParseAddr(addr); err != nil {
+		return fmt.Errorf("%s: want an IP address of this host, such as 127.0.0.2", yamlmsg.Quote(addr))
+	}
+	return nil
 }
 
 // checkAPIVersion checks the form of an api-version: a date, such as

@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -77,7 +78,7 @@ metrics_addr: 9469
 			"Hooks (line 3): unknown key (did you mean hooks?)",
 			"webhooks (line 4): unknown key (did you mean webhook?)",
 			"leader_fallbak (line 5): unknown key (did you mean leader_fallback?)",
-			"provider (line 6): unknown key: want endpoint, api_version, vm_name, state_file, scope_events, hooks, approval, leader_only, leader_fallback, webhook or metrics_addr",
+			"provider (line 6): unknown key: want endpoint, source_addr, api_version, vm_name, state_file, scope_events, hooks, approval, leader_only, leader_fallback, webhook or metrics_addr",
 		}},
 		{"given twice", "approval: {Reboot: never}\napproval: {Reboot: immediately}\nhooks: {Reboot: {}, Reboot: {}}\n", []string{
 			"approval (line 2): given twice (first at line 1)",
@@ -85,6 +86,12 @@ metrics_addr: 9469
 		}},
 		{"endpoints", "endpoint: http://169.254.169.254/metadata/scheduledevents\n", []string{
 			`endpoint (line 1): "http://169.254.169.254/metadata/schedule"...: want the service's base URL, without /metadata/...: the agent adds the paths`,
+		}},
+		{"source addresses", "source_addr: 127.0.0.2:80\n", []string{
+			`source_addr (line 1): "127.0.0.2:80": want an IP address of this host, such as 127.0.0.2`,
+		}},
+		{"a source address that is none", "endpoint: 127.0.0.1:8169\nsource_addr: nonsense\n", []string{
+			`source_addr (line 2): "nonsense": want an IP address of this host, such as 127.0.0.2`,
 		}},
 		{"endpoint with a query", "endpoint: 'http://x/?a=1'\n", []string{
 			`endpoint (line 1): "http://x/?a=1": want a base URL, without a query or fragment`,
@@ -100,7 +107,7 @@ metrics_addr: 9469
 			"hooks (line 1): <<: a mapping merges itself",
 		}},
 		{"not a mapping", "- endpoint\n", []string{
-			"line 1: want a mapping (keys: endpoint, api_version, vm_name, state_file, scope_events, hooks, approval, leader_only, leader_fallback, webhook, metrics_addr), got a list",
+			"line 1: want a mapping (keys: endpoint, source_addr, api_version, vm_name, state_file, scope_events, hooks, approval, leader_only, leader_fallback, webhook, metrics_addr), got a list",
 		}},
 		{"YAML syntax", "hooks:\n  Reboot: {on_scheduled: {command: x}\n", []string{
 			"line 2: invalid YAML: did not find expected ',' or '}'",
@@ -224,6 +231,23 @@ func TestNewProblemsNameTheirSource(t *testing.T) {
 	t.Setenv("FOREWARN_ENDPOINT", "10.0.0.1/metadata")
 	_, err = New(Config{StateFile: cfg.StateFile}, nil)
 	want = `agent config: $FOREWARN_ENDPOINT: "10.0.0.1/metadata": want http://host[:port] (or host[:port] alone)`
+	if err == nil || err.Error() != want {
+		t.Fatalf("error %v, want %s", err, want)
+	}
+}
+
+// TestConfigSourceAddr: source_addr takes an IPv4 or IPv6 address, and
+// does not go with an HTTPClient, which is used as it is.
+func TestConfigSourceAddr(t *testing.T) {
+	for _, addr := range []string{"127.0.0.2", "::1"} {
+		cfg, err := ParseConfig([]byte("source_addr: '" + addr + "'\n"))
+		if err != nil || cfg.SourceAddr != addr {
+			t.Fatalf("source_addr %s: %+v, %v", addr, cfg, err)
+		}
+	}
+	cfg := &Config{SourceAddr: "127.0.0.2", HTTPClient: &http.Client{}}
+	err := cfg.Validate()
+	want := "agent config: source_addr: set with Config.HTTPClient, which is used as it is: bind its dialer instead"
 	if err == nil || err.Error() != want {
 		t.Fatalf("error %v, want %s", err, want)
 	}

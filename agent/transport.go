@@ -1,8 +1,11 @@
 package agent
 
 import (
+	"context"
+	"fmt"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync/atomic"
 	"time"
 
@@ -36,9 +39,9 @@ func (t *countingTransport) RoundTrip(req *http.Request) (*http.Response, error)
 	return resp, err
 }
 
-// instrument returns a copy of hc (or of a proxy-less default when nil)
-// whose transport is counted.
-func instrument(hc *http.Client, errs prometheus.Counter) (*http.Client, *countingTransport) {
+// instrument returns a copy of hc (or of a proxy-less default when nil,
+// which dials from source if it is valid) whose transport is counted.
+func instrument(hc *http.Client, source netip.Addr, errs prometheus.Counter) (*http.Client, *countingTransport) {
 	var c http.Client
 	if hc != nil {
 		c = *hc
@@ -47,11 +50,27 @@ func instrument(hc *http.Client, errs prometheus.Counter) (*http.Client, *counti
 	}
 	next := c.Transport
 	if next == nil {
-		dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-		next = &http.Transport{Proxy: nil, DialContext: dialer.DialContext, MaxIdleConnsPerHost: 4,
+		next = &http.Transport{Proxy: nil, DialContext: dialFrom(source), MaxIdleConnsPerHost: 4,
 			IdleConnTimeout: 90 * time.Second}
 	}
 	t := &countingTransport{next: next, errors: errs}
 	c.Transport = t
 	return &c, t
+}
+
+// dialFrom returns the default transport's dial function: bounded, from
+// source if it is valid, when a failure then names it.
+func dialFrom(source netip.Addr) func(ctx context.Context, network, addr string) (net.Conn, error) {
+	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
+	if !source.IsValid() {
+		return dialer.DialContext
+	}
+	dialer.LocalAddr = net.TCPAddrFromAddrPort(netip.AddrPortFrom(source, 0))
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		conn, err := dialer.DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, fmt.Errorf("connect from source_addr %s: %w", source, err)
+		}
+		return conn, nil
+	}
 }
