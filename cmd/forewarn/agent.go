@@ -9,6 +9,7 @@ import (
 type agentOptions struct {
 	config      string
 	endpoint    string
+	sourceAddr  string
 	vmName      string
 	stateFile   string
 	metricsAddr string
@@ -39,6 +40,7 @@ func agentCommandWithOptions() (*agentOptions, *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&o.config, "config", "", "YAML config file (see examples/agent.yaml)")
 	f.StringVar(&o.endpoint, "endpoint", "", "metadata service URL (default: the config's, FOREWARN_ENDPOINT, or http://169.254.169.254)")
+	f.StringVar(&o.sourceAddr, "source-addr", "", sourceAddrHelp)
 	f.StringVar(&o.vmName, "vm-name", "", "this VM's name in Resources (default: from the instance metadata)")
 	f.StringVar(&o.stateFile, "state-file", "", "state file (default "+agent.DefaultStateFile+")")
 	f.StringVar(&o.metricsAddr, "metrics-addr", "", "serve /metrics and /healthz on this address, e.g. 127.0.0.1:9469")
@@ -63,6 +65,7 @@ func (o *agentOptions) agentConfig() (*agent.Config, error) {
 		dst              *string
 	}{
 		{"endpoint", "--endpoint", o.endpoint, &cfg.Endpoint},
+		{"source_addr", "--source-addr", o.sourceAddr, &cfg.SourceAddr},
 		{"vm_name", "--vm-name", o.vmName, &cfg.VMName},
 		{"state_file", "--state-file", o.stateFile, &cfg.StateFile},
 		{"metrics_addr", "--metrics-addr", o.metricsAddr, &cfg.MetricsAddr},

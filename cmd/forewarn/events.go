@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"strings"
 
 	"github.com/forewarn/forewarn/client"
@@ -13,11 +14,16 @@ import (
 )
 
 // eventsOptions are the persistent flags of the in-VM commands: which
-// metadata endpoint to ask, with which api-version.
+// metadata endpoint to ask, from which local address, with which
+// api-version.
 type eventsOptions struct {
 	endpoint   string
+	sourceAddr string
 	apiVersion string
 }
+
+// sourceAddrHelp is the help of --source-addr, of agent and events.
+const sourceAddrHelp = "connect to the metadata endpoint from this local address, to run several VMs' agents on one host (tests, drills)"
 
 // newEventsCommand groups the in-VM commands; alone it lists the events of
 // the caller's scope, as events list does.
@@ -33,6 +39,7 @@ func newEventsCommand() *cobra.Command {
 	addOutputFlag(cmd, &list.output)
 	f := cmd.PersistentFlags()
 	f.StringVar(&e.endpoint, "endpoint", "", "metadata endpoint (default $"+client.EndpointEnv+", else "+client.DefaultEndpoint+")")
+	f.StringVar(&e.sourceAddr, "source-addr", "", sourceAddrHelp)
 	f.StringVar(&e.apiVersion, "api-version", client.DefaultAPIVersion, "Scheduled Events api-version")
 	cmd.AddCommand(
 		newEventsListCommand(e),
@@ -42,15 +49,23 @@ func newEventsCommand() *cobra.Command {
 	return cmd
 }
 
-// client returns a metadata client. One-shot commands print only the final
-// error; events watch, which retries for ever, logs each retry to stderr.
-func (o *eventsOptions) client(retries io.Writer) *client.Client {
+// client returns a metadata client; it fails only on a --source-addr that
+// is no IP address. One-shot commands print only the final error; events
+// watch, which retries for ever, logs each retry to stderr.
+func (o *eventsOptions) client(retries io.Writer) (*client.Client, error) {
 	opts := []client.Option{client.WithEndpoint(o.endpoint), client.WithAPIVersion(o.apiVersion)}
+	if o.sourceAddr != "" {
+		addr, err := netip.ParseAddr(o.sourceAddr)
+		if err != nil {
+			return nil, fmt.Errorf("--source-addr %q: want an IP address of this host, such as 127.0.0.2", o.sourceAddr)
+		}
+		opts = append(opts, client.WithSourceAddr(addr))
+	}
 	if retries != nil {
 		log := slog.New(slog.NewTextHandler(retries, &slog.HandlerOptions{Level: slog.LevelWarn}))
 		opts = append(opts, client.WithLogger(log))
 	}
-	return client.New(opts...)
+	return client.New(opts...), nil
 }
 
 // defaultMetadataAddr is serve's --metadata-addr by default.

@@ -34,7 +34,10 @@ func (o *eventsApproveOptions) runE(cmd *cobra.Command, ids []string) error {
 	case !o.all && len(ids) == 0:
 		return errors.New("no event to approve: give one or more event IDs, or --all")
 	}
-	c := o.events.client(nil)
+	c, err := o.events.client(nil)
+	if err != nil {
+		return err
+	}
 	w := cmd.OutOrStdout()
 	if o.all {
 		doc, err := c.Get(cmd.Context())

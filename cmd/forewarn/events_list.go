@@ -24,7 +24,11 @@ func newEventsListCommand(e *eventsOptions) *cobra.Command {
 
 // runE reads the document and prints it.
 func (o *eventsListOptions) runE(cmd *cobra.Command, _ []string) error {
-	doc, err := o.events.client(nil).Get(cmd.Context())
+	c, err := o.events.client(nil)
+	if err != nil {
+		return err
+	}
+	doc, err := c.Get(cmd.Context())
 	if err != nil {
 		return explainEndpoint(err)
 	}

@@ -36,7 +36,11 @@ func newEventsWatchCommand(e *eventsOptions) *cobra.Command {
 // runE watches until the context ends, which is a normal end.
 func (o *eventsWatchOptions) runE(cmd *cobra.Command, _ []string) error {
 	w := cmd.OutOrStdout()
-	err := o.events.client(cmd.ErrOrStderr()).Watch(cmd.Context(), func(doc *client.Document) error {
+	c, err := o.events.client(cmd.ErrOrStderr())
+	if err != nil {
+		return err
+	}
+	err = c.Watch(cmd.Context(), func(doc *client.Document) error {
 		return o.print(w, doc)
 	})
 	if errors.Is(err, context.Canceled) {
