@@ -19,17 +19,17 @@ func (s *stepRun) report() {
 	for _, id := range s.order {
 		t := s.events[id]
 		row := eventRow(t)
+		event := func(d detail) detail { return d.about(id) }
 		s.sr.Events = append(s.sr.Events, row)
 		if row.StartedUnapproved() {
 			s.sr.Unapproved = append(s.sr.Unapproved, id)
 		}
 		if exp.ApproveWithin > 0 && row.Operation != forewarn.OpFail {
-			s.check(fmt.Sprintf("event %s (%s of %s) is approved by a VM within %s", id, row.Type,
-				listNames(row.Resources), forewarn.FormatDuration(exp.ApproveWithin)), approvedWithin(row, exp.ApproveWithin))
+			s.check(fmt.Sprintf("%s is approved by a VM within %s", row.Title(),
+				forewarn.FormatDuration(exp.ApproveWithin)), event(approvedWithin(row, exp.ApproveWithin)))
 		}
 		if exp.Approved && row.Operation != forewarn.OpFail {
-			s.check(fmt.Sprintf("event %s (%s of %s) does not start unapproved", id, row.Type,
-				listNames(row.Resources)), notUnapproved(row))
+			s.check(fmt.Sprintf("%s does not start unapproved", row.Title()), event(notUnapproved(row)))
 		}
 		for _, vm := range row.Resources {
 			s.sr.Rows = append(s.sr.Rows, s.vmRow(t, row, vm))
@@ -39,19 +39,30 @@ func (s *stepRun) report() {
 	if exp.Health != nil {
 		for _, r := range s.sr.Rows {
 			if r.Health != nil {
-				s.check(fmt.Sprintf("%s is healthy after event %s", r.VM, r.Event), healthDetail(r.Health))
+				s.check(fmt.Sprintf("%s is healthy after its %s", r.VM, eventOf(s.sr, r.Event).Type), healthDetail(r.Health).about(r.Event))
 			}
 		}
 	}
 }
 
-// check appends a check: it passed if detail's failure is "".
+// check appends a check: it passed if detail's failure is "". Its name is
+// the same in every run of the drill (no event id), for the CI systems
+// that follow a test case from run to run; the detail names the event.
 func (s *stepRun) check(name string, d detail) {
 	s.sr.Checks = append(s.sr.Checks, &Check{Name: name, Passed: d.failure == "", Detail: cmp.Or(d.failure, d.fine)})
 }
 
 // detail is what a check found: why it failed, or how it passed.
 type detail struct{ failure, fine string }
+
+// about prefixes the detail with the event it is about.
+func (d detail) about(id string) detail {
+	if d.failure != "" {
+		d.failure = "event " + id + ": " + d.failure
+	}
+	d.fine = "event " + id + ": " + d.fine
+	return d
+}
 
 func failed(format string, args ...any) detail  { return detail{failure: fmt.Sprintf(format, args...)} }
 func passedf(format string, args ...any) detail { return detail{fine: fmt.Sprintf(format, args...)} }
@@ -89,7 +100,7 @@ func notUnapproved(e *EventRow) detail {
 
 // unapprovedStart says how an event started without approval.
 func unapprovedStart(e *EventRow) string {
-	if e.NotBefore.IsZero() {
+	if e.StartedAtOnce() {
 		return "started at once, with no notice: its scope had not enabled Scheduled Events (no VM of it had polled)"
 	}
 	return fmt.Sprintf("started at its NotBefore (%s after it appeared)", roundDuration(e.StartedAt.Sub(e.CreatedAt)))

@@ -36,7 +36,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t%s\t-\n", step, cmp.Or(s.Skipped, "no event"))
 		}
 		for _, row := range s.Rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", step, shortID(row.Event), eventType(s, row.Event),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", step, shortID(row.Event), eventOf(s, row.Event).Type,
 				row.VM, durationCell(row.SeenAfter), durationCell(row.ApprovedAfter), row.Outcome, healthCell(row.Health))
 		}
 	}
@@ -70,7 +70,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			fmt.Fprintln(w, "| Event | Type | VM | Seen after | Approved after | Outcome | Health |")
 			fmt.Fprintln(w, "|---|---|---|---|---|---|---|")
 			for _, row := range s.Rows {
-				fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s |\n", row.Event, eventType(s, row.Event), mdEscape(row.VM),
+				fmt.Fprintf(w, "| `%s` | %s | %s | %s | %s | %s | %s |\n", row.Event, eventOf(s, row.Event).Type, mdEscape(row.VM),
 					durationCell(row.SeenAfter), durationCell(row.ApprovedAfter), mdEscape(row.Outcome), mdEscape(healthCell(row.Health)))
 			}
 			fmt.Fprintln(w)
@@ -207,14 +207,14 @@ func (r *Report) neverPolled() []string {
 	return out
 }
 
-// eventType finds an event's type in its step.
-func eventType(s *StepReport, id string) forewarn.EventType {
+// eventOf finds an event of a step.
+func eventOf(s *StepReport, id string) *EventRow {
 	for _, e := range s.Events {
 		if e.ID == id {
-			return e.Type
+			return e
 		}
 	}
-	return ""
+	return &EventRow{ID: id}
 }
 
 // shortID shortens an event id for a table: the first block of a UUID.

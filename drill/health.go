@@ -23,11 +23,12 @@ func (s *stepRun) checkHealth(ev *forewarn.Event, t *tracked) {
 			s.mu.Lock()
 			t.health[forewarn.KeyOf(vm)] = res
 			s.mu.Unlock()
+			now := s.at(time.Now())
 			if res.Passed {
-				s.out.linef("  %s healthy %s after event %s", vm, roundDuration(time.Duration(res.After)), ev.ID)
+				s.out.linef("  %s %s healthy %s after event %s", now, vm, roundDuration(time.Duration(res.After)), shortID(ev.ID))
 			} else {
-				s.out.linef("  %s NOT healthy %s after event %s (%d attempts)", vm,
-					roundDuration(time.Duration(res.After)), ev.ID, res.Attempts)
+				s.out.linef("  %s %s NOT healthy %s after event %s (%d attempts)", now, vm,
+					roundDuration(time.Duration(res.After)), shortID(ev.ID), res.Attempts)
 			}
 		})
 	}

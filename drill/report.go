@@ -1,6 +1,7 @@
 package drill
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -56,6 +57,8 @@ type EventRow struct {
 	Resources  []string           `json:"resources"`
 	Operation  forewarn.Operation `json:"operation,omitempty"`
 	CreatedAt  time.Time          `json:"createdAt"`
+	// NotBefore is the NotBefore the event was first seen with; zero if
+	// the drill first saw it started.
 	NotBefore  time.Time          `json:"notBefore,omitzero"`
 	ApprovedBy string             `json:"approvedBy,omitempty"`
 	ApprovedAt time.Time          `json:"approvedAt,omitzero"`
@@ -72,6 +75,14 @@ type EventRow struct {
 func (e *EventRow) StartedUnapproved() bool {
 	return !e.StartedAt.IsZero() && e.ApprovedBy == "" && e.Operation != forewarn.OpFail
 }
+
+// StartedAtOnce reports whether the event started as it appeared, with no
+// notice at all.
+func (e *EventRow) StartedAtOnce() bool { return e.StartedAt.Equal(e.CreatedAt) }
+
+// Title names the event by what it does, the same in every run of a
+// drill: "Reboot of web-0".
+func (e *EventRow) Title() string { return fmt.Sprintf("%s of %s", e.Type, listNames(e.Resources)) }
 
 // VMRow is what one VM did about one event that hit it.
 type VMRow struct {

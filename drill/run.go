@@ -82,7 +82,7 @@ func (r *Runner) Run(ctx context.Context, f *File) (*Report, error) {
 		}
 		verdict := "passed"
 		if failed > 0 {
-			verdict = fmt.Sprintf("FAILED (%d of %d checks)", failed, len(sr.Checks))
+			verdict = fmt.Sprintf("FAILED, %d of %d checks", failed, len(sr.Checks))
 		}
 		out.linef("step %d/%d: %s in %s", i+1, len(f.Steps), verdict, roundDuration(sr.Ended.Sub(sr.Started)))
 	}
@@ -232,10 +232,13 @@ func listNames(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// roundDuration rounds a duration for display: tenths of a second under a
-// minute, seconds above.
+// roundDuration rounds a duration for display: milliseconds under a
+// second, tenths of a second under a minute, seconds above.
 func roundDuration(d time.Duration) string {
-	if d < time.Minute {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
 		return d.Round(100 * time.Millisecond).String()
 	}
 	return forewarn.FormatDuration(d.Round(time.Second))

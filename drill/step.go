@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +33,10 @@ type stepRun struct {
 	// pollsErr is why the polls could not be read, if they could not.
 	pollsErr error
 
+	// notes are the lines of one look, printed in the order of their
+	// times once it is done.
+	notes []note
+
 	health sync.WaitGroup
 	mu     sync.Mutex // guards the health results of tracked
 }
@@ -43,6 +48,12 @@ type tracked struct {
 	// first seen started.
 	notBefore time.Time
 	health    map[forewarn.Key]*HealthResult
+}
+
+// note is a line about something that happened at a time.
+type note struct {
+	at   time.Time
+	line string
 }
 
 // vmSeen is what the polls showed of one VM of a hit scope during the step.
@@ -73,7 +84,7 @@ func (s *stepRun) act(ctx context.Context) error {
 		for _, p := range s.campaign.Scopes {
 			s.scopes[forewarn.KeyOf(p.Scope)] = p.Scope
 		}
-		s.out.linef("  campaign %s started over %s", s.campaign.ID, campaignScopes(step.Campaign))
+		s.notef(s.campaign.CreatedAt, "campaign %s started over %s", s.campaign.ID, campaignScopes(step.Campaign))
 		return nil
 	case Fail:
 		ev, err = fleet.Fail(ctx, step.VM)
@@ -129,7 +140,7 @@ func (s *stepRun) look(ctx context.Context) error {
 			return fmt.Errorf("campaign %s: %w", s.campaign.ID, err)
 		}
 		if c.Ended() {
-			s.out.linef("  campaign %s %s", c.ID, c.State)
+			s.notef(c.EndedAt, "campaign %s %s", shortID(c.ID), c.State)
 		}
 		s.campaign = c
 		for _, p := range c.Scopes {
@@ -148,6 +159,7 @@ func (s *stepRun) look(ctx context.Context) error {
 		}
 	}
 	s.lookPolls(ctx)
+	s.flush()
 	return nil
 }
 
@@ -214,6 +226,7 @@ func (s *stepRun) reconcile(ctx context.Context) error {
 	for _, e := range missed {
 		s.see(e)
 	}
+	s.flush()
 	return err
 }
 
@@ -224,12 +237,12 @@ func (s *stepRun) see(ev *forewarn.Event) {
 		t = &tracked{ev: ev, notBefore: ev.NotBefore, health: map[forewarn.Key]*HealthResult{}}
 		s.events[ev.ID] = t
 		s.order = append(s.order, ev.ID)
-		s.out.linef("  %s event %s: %s of %s, %s", s.at(ev.CreatedAt), ev.ID, ev.Type, listNames(ev.Resources), s.noticeWords(ev))
+		s.notef(ev.CreatedAt, "event %s: %s of %s, %s", shortID(ev.ID), ev.Type, listNames(ev.Resources), noticeWords(ev))
 	}
 	old := t.ev
 	t.ev = ev
 	if ev.ApprovedBy != "" && (old.ApprovedBy == "" || old == ev) {
-		s.out.linef("  %s event %s approved by %s after %s", s.at(ev.ApprovedAt), ev.ID, ev.ApprovedBy,
+		s.notef(ev.ApprovedAt, "event %s approved by %s after %s", shortID(ev.ID), ev.ApprovedBy,
 			roundDuration(ev.ApprovedAt.Sub(ev.CreatedAt)))
 	}
 	if !ev.StartedAt.IsZero() && (old.StartedAt.IsZero() || old == ev) {
@@ -237,22 +250,40 @@ func (s *stepRun) see(ev *forewarn.Event) {
 		if (&EventRow{StartedAt: ev.StartedAt, ApprovedBy: ev.ApprovedBy, Operation: ev.Operation}).StartedUnapproved() {
 			how = " UNAPPROVED"
 		}
-		s.out.linef("  %s event %s started%s", s.at(ev.StartedAt), ev.ID, how)
+		s.notef(ev.StartedAt, "event %s started%s", shortID(ev.ID), how)
 	}
 	if !ev.InFlight() && (old.InFlight() || old == ev) {
-		s.out.linef("  %s event %s %s", s.at(ev.EndedAt), ev.ID, ev.Outcome)
+		s.notef(ev.EndedAt, "event %s %s", shortID(ev.ID), strings.ToLower(string(ev.Outcome)))
 		if ev.Outcome == forewarn.Completed && s.step.Expect.Health != nil {
 			s.checkHealth(ev, t)
 		}
 	}
 }
 
-// noticeWords says how much notice an event gives.
-func (s *stepRun) noticeWords(ev *forewarn.Event) string {
-	if ev.NotBefore.IsZero() {
-		return "started at once"
+// noticeWords says how much notice an event gives, as first seen.
+func noticeWords(ev *forewarn.Event) string {
+	switch {
+	case ev.StartedAt.IsZero():
+		return fmt.Sprintf("NotBefore in %s", roundDuration(ev.NotBefore.Sub(ev.CreatedAt)))
+	case ev.StartedAt.Equal(ev.CreatedAt):
+		return "started at once, with no notice"
 	}
-	return fmt.Sprintf("NotBefore in %s", roundDuration(ev.NotBefore.Sub(ev.CreatedAt)))
+	return "first seen started"
+}
+
+// notef notes a line about something that happened at t.
+func (s *stepRun) notef(t time.Time, format string, args ...any) {
+	s.notes = append(s.notes, note{at: t, line: fmt.Sprintf(format, args...)})
+}
+
+// flush prints the notes in the order of their times, each with its offset
+// from the step's start.
+func (s *stepRun) flush() {
+	slices.SortStableFunc(s.notes, func(a, b note) int { return a.at.Compare(b.at) })
+	for _, n := range s.notes {
+		s.out.linef("  %s %s", s.at(n.at), n.line)
+	}
+	s.notes = s.notes[:0]
 }
 
 // at shows a time as the offset from the step's start.
@@ -352,7 +383,7 @@ func (s *stepRun) merge(p *forewarn.VMPolls) {
 		}
 		if first, ok := v.seen[sg.Event]; !ok || sg.At.Before(first) {
 			if !ok {
-				s.out.linef("  %s %s saw event %s after %s", s.at(sg.At), p.VM, sg.Event,
+				s.notef(sg.At, "%s saw event %s after %s", p.VM, shortID(sg.Event),
 					roundDuration(max(sg.At.Sub(t.ev.CreatedAt), 0)))
 			}
 			v.seen[sg.Event] = sg.At

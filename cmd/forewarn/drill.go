@@ -110,8 +110,8 @@ func (o *drillRunOptions) run(ctx context.Context, path string, stdout, stderr i
 	if err := o.write(rep, stdout); err != nil {
 		return exitCode(2, err)
 	}
-	if !rep.Passed {
-		return exitCode(1, fmt.Errorf("%w: %s", errDrillFailed, rep.Verdict()))
+	if failed, total := rep.Failed(); !rep.Passed {
+		return exitCode(1, fmt.Errorf("%w: %d of %d checks failed", errDrillFailed, failed, total))
 	}
 	return nil
 }
