@@ -43,6 +43,9 @@ func (s *stepRun) report() {
 			}
 		}
 	}
+	if s.timedOut != "" {
+		s.check("the step ends within its timeout", failed("%s", s.timedOut))
+	}
 }
 
 // check appends a check: it passed if detail's failure is "". Its name is
@@ -80,7 +83,7 @@ func approvedWithin(e *EventRow, within time.Duration) detail {
 	case e.ApprovedBy != "":
 		return failed("approved by %s after %s", e.ApprovedBy, roundDuration(after))
 	case !e.StartedAt.IsZero():
-		return failed("%s without an approval", unapprovedStart(e))
+		return failed("%s", unapprovedStart(e))
 	}
 	return failed("not approved: still Scheduled when the step ended")
 }
@@ -89,7 +92,7 @@ func approvedWithin(e *EventRow, within time.Duration) detail {
 func notUnapproved(e *EventRow) detail {
 	switch {
 	case e.StartedUnapproved():
-		return failed("%s without an approval", unapprovedStart(e))
+		return failed("%s", unapprovedStart(e))
 	case e.ApprovedBy != "":
 		return passedf("approved by %s", e.ApprovedBy)
 	case e.Outcome == forewarn.Cancelled:
@@ -103,7 +106,7 @@ func unapprovedStart(e *EventRow) string {
 	if e.StartedAtOnce() {
 		return "started at once, with no notice: its scope had not enabled Scheduled Events (no VM of it had polled)"
 	}
-	return fmt.Sprintf("started at its NotBefore (%s after it appeared)", roundDuration(e.StartedAt.Sub(e.CreatedAt)))
+	return fmt.Sprintf("started unapproved at its NotBefore, %s after it appeared", roundDuration(e.StartedAt.Sub(e.CreatedAt)))
 }
 
 // healthDetail says how a health check went.

@@ -23,7 +23,7 @@ func (s *stepRun) checkHealth(ev *forewarn.Event, t *tracked) {
 			s.mu.Lock()
 			t.health[forewarn.KeyOf(vm)] = res
 			s.mu.Unlock()
-			now := s.at(time.Now())
+			now := s.at(ev.EndedAt.Add(time.Duration(res.After)))
 			if res.Passed {
 				s.out.linef("  %s %s healthy %s after event %s", now, vm, roundDuration(time.Duration(res.After)), shortID(ev.ID))
 			} else {

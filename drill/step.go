@@ -32,6 +32,11 @@ type stepRun struct {
 	vms    map[forewarn.Key]*vmSeen
 	// pollsErr is why the polls could not be read, if they could not.
 	pollsErr error
+	// origin is the step's start on the server's clock, which the times
+	// of events and polls are on: when what the step did was created.
+	origin time.Time
+	// timedOut says what was still in flight when the step timed out.
+	timedOut string
 
 	// notes are the lines of one look, printed in the order of their
 	// times once it is done.
@@ -81,6 +86,7 @@ func (s *stepRun) act(ctx context.Context) error {
 			return err
 		}
 		s.sr.Campaign = s.campaign.ID
+		s.origin = s.campaign.CreatedAt
 		for _, p := range s.campaign.Scopes {
 			s.scopes[forewarn.KeyOf(p.Scope)] = p.Scope
 		}
@@ -97,6 +103,7 @@ func (s *stepRun) act(ctx context.Context) error {
 		return err
 	}
 	s.scopes[forewarn.KeyOf(ev.Scope)] = ev.Scope
+	s.origin = ev.CreatedAt
 	s.see(ev)
 	return nil
 }
@@ -112,8 +119,7 @@ func (s *stepRun) follow(ctx context.Context) error {
 			break
 		}
 		if time.Now().After(deadline) {
-			s.sr.Checks = append(s.sr.Checks, &Check{Name: "the step ends within its timeout",
-				Detail: fmt.Sprintf("still in flight after %s: %s", forewarn.FormatDuration(s.step.Timeout), s.inFlight())})
+			s.timedOut = fmt.Sprintf("still in flight after %s: %s", forewarn.FormatDuration(s.step.Timeout), s.inFlight())
 			s.health.Wait()
 			return errStop
 		}
@@ -126,6 +132,7 @@ func (s *stepRun) follow(ctx context.Context) error {
 		if err := s.reconcile(ctx); err != nil {
 			return err
 		}
+		s.lookPolls(ctx)
 	}
 	s.out.status("  waiting for health checks")
 	s.health.Wait()
@@ -201,7 +208,7 @@ func (s *stepRun) history(ctx context.Context, fn func(*forewarn.Event) bool) er
 			return err
 		}
 		for _, e := range page {
-			if e.EndedAt.Before(s.sr.Started) || !fn(e) {
+			if e.EndedAt.Before(s.origin) || !fn(e) {
 				return nil
 			}
 		}
@@ -286,9 +293,9 @@ func (s *stepRun) flush() {
 	s.notes = s.notes[:0]
 }
 
-// at shows a time as the offset from the step's start.
+// at shows a time of the server's as the offset from the step's start.
 func (s *stepRun) at(t time.Time) string {
-	return fmt.Sprintf("+%s", roundDuration(max(t.Sub(s.sr.Started), 0)))
+	return fmt.Sprintf("+%s", roundDuration(max(t.Sub(s.origin), 0)))
 }
 
 // over reports whether every event has ended and the campaign, if any, has.
@@ -365,7 +372,12 @@ func (s *stepRun) lookPolls(ctx context.Context) {
 	}
 }
 
-// merge adds one VM's polls to what the step has seen.
+// merge adds one VM's polls to what the step has seen. It keeps every
+// sighting, of events it does not know yet too: a campaign's event may
+// come and go between two looks, and be found in the history only at the
+// end. A VM polled during the step if its last poll is not older than
+// the step's origin: both times are the server's, so the drill's own clock
+// may be off.
 func (s *stepRun) merge(p *forewarn.VMPolls) {
 	key := forewarn.KeyOf(p.VM)
 	v := s.vms[key]
@@ -373,20 +385,18 @@ func (s *stepRun) merge(p *forewarn.VMPolls) {
 		v = &vmSeen{name: p.VM, scope: p.Scope, seen: map[string]time.Time{}}
 		s.vms[key] = v
 	}
-	if !v.polled && !p.LastPoll.Before(s.sr.Started) {
+	if !v.polled && !p.LastPoll.Before(s.origin) {
 		v.polled = true
 	}
 	for _, sg := range p.Seen {
-		t := s.events[sg.Event]
-		if t == nil {
+		first, ok := v.seen[sg.Event]
+		if ok && !sg.At.Before(first) {
 			continue
 		}
-		if first, ok := v.seen[sg.Event]; !ok || sg.At.Before(first) {
-			if !ok {
-				s.notef(sg.At, "%s saw event %s after %s", p.VM, shortID(sg.Event),
-					roundDuration(max(sg.At.Sub(t.ev.CreatedAt), 0)))
-			}
-			v.seen[sg.Event] = sg.At
+		v.seen[sg.Event] = sg.At
+		if t := s.events[sg.Event]; t != nil && !ok {
+			s.notef(sg.At, "%s saw event %s after %s", p.VM, shortID(sg.Event),
+				roundDuration(max(sg.At.Sub(t.ev.CreatedAt), 0)))
 		}
 	}
 }
