@@ -51,19 +51,19 @@ func (s *StepReport) Passed() bool {
 
 // EventRow is one event a step created, as it last was.
 type EventRow struct {
-	ID         string             `json:"id"`
-	Type       forewarn.EventType `json:"type"`
-	Scope      string             `json:"scope"`
-	Resources  []string           `json:"resources"`
-	Operation  forewarn.Operation `json:"operation,omitempty"`
-	CreatedAt  time.Time          `json:"createdAt"`
+	ID        string             `json:"id"`
+	Type      forewarn.EventType `json:"type"`
+	Scope     string             `json:"scope"`
+	Resources []string           `json:"resources"`
+	Operation forewarn.Operation `json:"operation,omitempty"`
+	CreatedAt time.Time          `json:"createdAt"`
 	// NotBefore is the NotBefore the event was first seen with; zero if
 	// the drill first saw it started.
-	NotBefore  time.Time          `json:"notBefore,omitzero"`
-	ApprovedBy string             `json:"approvedBy,omitempty"`
-	ApprovedAt time.Time          `json:"approvedAt,omitzero"`
-	StartedAt  time.Time          `json:"startedAt,omitzero"`
-	EndedAt    time.Time          `json:"endedAt,omitzero"`
+	NotBefore  time.Time `json:"notBefore,omitzero"`
+	ApprovedBy string    `json:"approvedBy,omitempty"`
+	ApprovedAt time.Time `json:"approvedAt,omitzero"`
+	StartedAt  time.Time `json:"startedAt,omitzero"`
+	EndedAt    time.Time `json:"endedAt,omitzero"`
 	// Outcome is Completed or Cancelled, or "" for an event still in
 	// flight when the step timed out.
 	Outcome forewarn.Outcome `json:"outcome,omitempty"`

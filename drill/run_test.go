@@ -1,8 +1,8 @@
 package drill
 
 import (
-	"cmp"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"strings"
