@@ -39,8 +39,10 @@ var errStop = errors.New("drill stopped")
 
 // Run applies the drill's fleet file, checks that every VM and scope it
 // names exists, then runs its steps in order. The report is complete even
-// when an expectation fails; the error is for a drill that could not run
-// (a bad fleet file, a missing VM, the server out of reach), or ctx ending.
+// when an expectation fails. The error is for a drill that could not run
+// to its end: a bad fleet file or a missing VM (with no report), the
+// server out of reach or ctx ending during a step (with the report so far:
+// the step is marked failed, the later ones not run).
 func (r *Runner) Run(ctx context.Context, f *File) (*Report, error) {
 	out := newPrinter(r.Out, r.Live)
 	defer out.clear()
@@ -54,6 +56,7 @@ func (r *Runner) Run(ctx context.Context, f *File) (*Report, error) {
 		return nil, err
 	}
 	var stopped string
+	var broken error
 	for i := range f.Steps {
 		step := &f.Steps[i]
 		sr := &StepReport{Name: step.Title(), Kind: step.Kind}
@@ -65,12 +68,15 @@ func (r *Runner) Run(ctx context.Context, f *File) (*Report, error) {
 		out.linef("step %d/%d: %s", i+1, len(f.Steps), step.Title())
 		err := r.runStep(ctx, step, sr, out)
 		switch {
-		case ctx.Err() != nil:
-			return nil, ctx.Err()
 		case errors.Is(err, errStop):
 			stopped = fmt.Sprintf("step %d (%s) stopped the drill", i+1, step.Title())
 		case err != nil:
-			return nil, fmt.Errorf("step %d (%s): %w", i+1, step.Title(), err)
+			broken = fmt.Errorf("step %d (%s): %w", i+1, step.Title(), err)
+			if ctx.Err() != nil {
+				broken = fmt.Errorf("step %d (%s): interrupted: %w", i+1, step.Title(), ctx.Err())
+			}
+			sr.Checks = append(sr.Checks, &Check{Name: "the step runs to its end", Detail: broken.Error()})
+			stopped = fmt.Sprintf("step %d (%s) could not run to its end", i+1, step.Title())
 		}
 		out.clear()
 		failed := 0
@@ -89,7 +95,7 @@ func (r *Runner) Run(ctx context.Context, f *File) (*Report, error) {
 	rep.Ended = time.Now()
 	failed, _ := rep.Failed()
 	rep.Passed = failed == 0 && stopped == ""
-	return rep, nil
+	return rep, broken
 }
 
 // applyFleet applies the drill's fleet file without pruning.

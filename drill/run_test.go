@@ -413,3 +413,28 @@ steps:
 		}
 	}
 }
+
+// TestDrillInterrupted: a drill whose context ends during a step returns
+// the report so far, the step marked failed and the later ones not run.
+func TestDrillInterrupted(t *testing.T) {
+	e := newDrillEnv(t, []forewarntest.Option{forewarntest.WithDev()}, app{"web-0", false})
+	f, err := Parse("d.yaml", []byte("steps:\n  - restart: web-0\n  - wait: 1s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	fleet := e.srv.Fleet()
+	r := &Runner{Fleet: fleet, Polls: fleet.(forewarn.PollLog), Interval: 20 * time.Millisecond}
+	rep, err := r.Run(ctx, f)
+	if !errors.Is(err, context.DeadlineExceeded) || rep == nil {
+		t.Fatalf("report %v, error %v; want a report and the context's error", rep, err)
+	}
+	if rep.Passed || len(rep.Steps) != 2 || rep.Steps[1].Skipped == "" {
+		t.Fatalf("report %+v, want a failure and step 2 not run", rep)
+	}
+	last := rep.Steps[0].Checks[len(rep.Steps[0].Checks)-1]
+	if last.Passed || !strings.Contains(last.Detail, "interrupted") {
+		t.Errorf("last check of step 1: %+v", last)
+	}
+}

@@ -104,10 +104,13 @@ func (o *drillRunOptions) run(ctx context.Context, path string, stdout, stderr i
 		runner.Server = o.admin.serverURL()
 		err = o.admin.withFleet(ctx, runDrill)
 	}
-	if err != nil {
-		return exitCode(2, err)
+	if rep != nil {
+		// Also the report of a drill cut short: what it found so far.
+		if werr := o.write(rep, stdout); werr != nil {
+			return exitCode(2, errors.Join(err, werr))
+		}
 	}
-	if err := o.write(rep, stdout); err != nil {
+	if err != nil {
 		return exitCode(2, err)
 	}
 	if failed, total := rep.Failed(); !rep.Passed {
