@@ -188,7 +188,7 @@ func TestSourceAddrNotOnHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = a.client.Instance(t.Context())
-	if err == nil || !strings.Contains(err.Error(), "connect from source_addr 192.0.2.1: dial tcp") {
+	if err == nil || !strings.Contains(err.Error(), "connect from source address 192.0.2.1: dial tcp") {
 		t.Fatalf("err = %v, want the dial error naming source_addr 192.0.2.1", err)
 	}
 }

@@ -1,15 +1,14 @@
 package agent
 
 import (
-	"context"
-	"fmt"
-	"net"
 	"net/http"
 	"net/netip"
 	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/forewarn/forewarn/client"
 )
 
 // unhealthyAfter is how many failed metadata requests in a row make
@@ -50,27 +49,10 @@ func instrument(hc *http.Client, source netip.Addr, errs prometheus.Counter) (*h
 	}
 	next := c.Transport
 	if next == nil {
-		next = &http.Transport{Proxy: nil, DialContext: dialFrom(source), MaxIdleConnsPerHost: 4,
+		next = &http.Transport{Proxy: nil, DialContext: client.DialFrom(source), MaxIdleConnsPerHost: 4,
 			IdleConnTimeout: 90 * time.Second}
 	}
 	t := &countingTransport{next: next, errors: errs}
 	c.Transport = t
 	return &c, t
-}
-
-// dialFrom returns the default transport's dial function: bounded, from
-// source if it is valid, when a failure then names it.
-func dialFrom(source netip.Addr) func(ctx context.Context, network, addr string) (net.Conn, error) {
-	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
-	if !source.IsValid() {
-		return dialer.DialContext
-	}
-	dialer.LocalAddr = net.TCPAddrFromAddrPort(netip.AddrPortFrom(source, 0))
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		conn, err := dialer.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, fmt.Errorf("connect from source_addr %s: %w", source, err)
-		}
-		return conn, nil
-	}
 }

@@ -146,7 +146,7 @@ func newHTTPClient(source netip.Addr) *http.Client {
 	return &http.Client{
 		Transport: &http.Transport{
 			Proxy:               nil,
-			DialContext:         dialFrom(source),
+			DialContext:         DialFrom(source),
 			MaxIdleConns:        4,
 			MaxIdleConnsPerHost: 4,
 			IdleConnTimeout:     90 * time.Second,
@@ -158,9 +158,11 @@ func newHTTPClient(source netip.Addr) *http.Client {
 	}
 }
 
-// dialFrom returns the default client's dial function: bounded, from
-// source if it is valid, when a failure then names it.
-func dialFrom(source netip.Addr) func(ctx context.Context, network, addr string) (net.Conn, error) {
+// DialFrom returns the dial function of the SDK's default client, for a
+// transport of one's own: bounded, from source if it is valid (the local
+// address the metadata endpoint knows a VM by), when a failure then names
+// it.
+func DialFrom(source netip.Addr) func(ctx context.Context, network, addr string) (net.Conn, error) {
 	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	if !source.IsValid() {
 		return dialer.DialContext

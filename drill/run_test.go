@@ -86,6 +86,22 @@ func (e *drillEnv) run(ctx context.Context, a app) {
 	}
 }
 
+// asAdmin does fn to every event of scope web, as the admin, every 10 ms
+// until the test ends.
+func (e *drillEnv) asAdmin(fn func(forewarn.Fleet, context.Context, string) (*forewarn.Event, error)) {
+	ctx := e.t.Context()
+	fleet := e.srv.Fleet()
+	go func() {
+		for ctx.Err() == nil {
+			evs, _, _ := fleet.Events(ctx, forewarn.EventQuery{Scope: "web"})
+			for _, ev := range evs {
+				_, _ = fn(fleet, ctx, ev.ID)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+}
+
 // run runs a drill file's text and returns its report.
 func (e *drillEnv) drill(text string) (*Report, error) {
 	e.t.Helper()
@@ -250,16 +266,7 @@ steps:
 // a VM in time.
 func TestDrillAdminApproval(t *testing.T) {
 	e := newDrillEnv(t, []forewarntest.Option{forewarntest.WithDev()}, app{"web-0", false})
-	ctx := t.Context()
-	go func() {
-		for ctx.Err() == nil {
-			evs, _, _ := e.srv.Fleet().Events(ctx, forewarn.EventQuery{Scope: "web"})
-			for _, ev := range evs {
-				_, _ = e.srv.Fleet().Approve(ctx, ev.ID)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}()
+	e.asAdmin(forewarn.Fleet.Approve)
 	rep := e.mustDrill(`
 steps:
   - restart: web-0
@@ -277,16 +284,7 @@ steps:
 // approval check.
 func TestDrillCancelledEvent(t *testing.T) {
 	e := newDrillEnv(t, []forewarntest.Option{forewarntest.WithDev()}, app{"web-0", false})
-	ctx := t.Context()
-	go func() {
-		for ctx.Err() == nil {
-			evs, _, _ := e.srv.Fleet().Events(ctx, forewarn.EventQuery{Scope: "web"})
-			for _, ev := range evs {
-				_, _ = e.srv.Fleet().Cancel(ctx, ev.ID)
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-	}()
+	e.asAdmin(forewarn.Fleet.Cancel)
 	rep := e.mustDrill(`
 steps:
   - restart: web-0
