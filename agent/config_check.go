@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/netip"
 	"net/url"
 	"os"
 	"slices"
@@ -194,10 +193,8 @@ func checkHTTPURL(s string) (*url.URL, error) {
 // without a port. Whether this host owns it is for the first request to
 // find out.
 func checkSourceAddr(addr string) error {
-	if _, err := netip.ParseAddr(addr); err != nil {
-		return fmt.Errorf("%s: want an IP address of this host, such as 127.0.0.2", yamlmsg.Quote(addr))
-	}
-	return nil
+	_, err := client.ParseSourceAddr(addr)
+	return err
 }
 
 // checkAPIVersion checks the form of an api-version: a date, such as

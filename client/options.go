@@ -1,6 +1,7 @@
 package client
 
 import (
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -52,6 +53,21 @@ func WithHTTPClient(hc *http.Client) Option {
 // instead).
 func WithSourceAddr(addr netip.Addr) Option {
 	return func(c *Client) { c.sourceAddr = addr }
+}
+
+// ParseSourceAddr reads a source address for WithSourceAddr: one IP
+// address, without a port, and not an unspecified one (0.0.0.0 or ::),
+// which names no address of this host. Whether the host owns it is for the
+// first request to find out.
+func ParseSourceAddr(s string) (netip.Addr, error) {
+	addr, err := netip.ParseAddr(s)
+	switch {
+	case err != nil:
+		return netip.Addr{}, fmt.Errorf("%q: want an IP address of this host, such as 127.0.0.2", s)
+	case addr.IsUnspecified():
+		return netip.Addr{}, fmt.Errorf("%q is no address of one host: want one such as 127.0.0.2", s)
+	}
+	return addr, nil
 }
 
 // WithLogger makes the client log retries and Watch's progress to logger.

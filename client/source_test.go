@@ -79,3 +79,19 @@ func TestSourceAddrWithHTTPClient(t *testing.T) {
 		t.Errorf("a request was sent, from %v", got)
 	}
 }
+
+func TestParseSourceAddr(t *testing.T) {
+	for _, tc := range []struct{ in, err string }{
+		{"127.0.0.2", ""},
+		{"::1", ""},
+		{"0.0.0.0", `"0.0.0.0" is no address of one host`},
+		{"::", `"::" is no address of one host`},
+		{"127.0.0.2:80", `"127.0.0.2:80": want an IP address of this host`},
+		{"nonsense", `"nonsense": want an IP address of this host`},
+	} {
+		_, err := ParseSourceAddr(tc.in)
+		if tc.err == "" && err != nil || tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)) {
+			t.Errorf("ParseSourceAddr(%q) = %v, want %q", tc.in, err, tc.err)
+		}
+	}
+}

@@ -7,14 +7,16 @@ import (
 	"time"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/plural"
 )
 
-// report fills the step's report from what was seen, and checks each
-// expectation: per event, its approval; per VM of the hit scopes, its
+// report fills the step's report from what was seen and, if judge, checks
+// each expectation: per event, its approval; per VM of the hit scopes, its
 // polls; per hit VM and event, its health afterwards.
-func (s *stepRun) report() {
+func (s *stepRun) report(judge bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+
 	exp := s.step.Expect
 	for _, id := range s.order {
 		t := s.events[id]
@@ -24,22 +26,25 @@ func (s *stepRun) report() {
 		if row.StartedUnapproved() {
 			s.sr.Unapproved = append(s.sr.Unapproved, id)
 		}
-		if exp.ApproveWithin > 0 && row.Operation != forewarn.OpFail {
+		if judge && exp.ApproveWithin > 0 && row.Operation != forewarn.OpFail {
 			s.check(fmt.Sprintf("%s is approved by a VM within %s", row.Title(),
 				forewarn.FormatDuration(exp.ApproveWithin)), event(approvedWithin(row, exp.ApproveWithin)))
 		}
-		if exp.Approved && row.Operation != forewarn.OpFail {
+		if judge && exp.Approved && row.Operation != forewarn.OpFail {
 			s.check(fmt.Sprintf("%s does not start unapproved", row.Title()), event(notUnapproved(row)))
 		}
 		for _, vm := range row.Resources {
 			s.sr.Rows = append(s.sr.Rows, s.vmRow(t, row, vm))
 		}
 	}
+	if !judge {
+		return
+	}
 	s.checkPolls()
 	if exp.Health != nil {
 		for _, r := range s.sr.Rows {
 			if r.Health != nil {
-				s.check(fmt.Sprintf("%s is healthy after its %s", r.VM, eventOf(s.sr, r.Event).Type), healthDetail(r.Health).about(r.Event))
+				s.check(fmt.Sprintf("%s is healthy after its %s", r.VM, eventOf(s.sr, r.Event).Type), healthDetail(r.Health, exp.Health.Within).about(r.Event))
 			}
 		}
 	}
@@ -110,12 +115,12 @@ func unapprovedStart(e *EventRow) string {
 }
 
 // healthDetail says how a health check went.
-func healthDetail(h *HealthResult) detail {
+func healthDetail(h *HealthResult, within time.Duration) detail {
 	if h.Passed {
 		return passedf("healthy %s after the event ended", roundDuration(time.Duration(h.After)))
 	}
-	return failed("not healthy %s after the event ended (%d attempts): %s",
-		roundDuration(time.Duration(h.After)), h.Attempts, h.Output)
+	return failed("not healthy within %s of the event's end (%s): %s",
+		forewarn.FormatDuration(within), plural.Count(h.Attempts, "attempt", "attempts"), h.Output)
 }
 
 // checkPolls checks that every VM of the hit scopes polled during the

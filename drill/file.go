@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/fleetfile"
 	"github.com/forewarn/forewarn/internal/yamlmsg"
 	"github.com/forewarn/forewarn/internal/yamlnode"
 )
@@ -32,10 +33,12 @@ type File struct {
 	Name string
 	// Path is where the file was read from.
 	Path string
-	// Fleet is the fleet file applied before the first step, relative to
-	// the drill file's directory; "" for none.
-	Fleet string
-	Steps []Step
+	// Fleet is the path of the fleet file applied before the first step,
+	// relative to the drill file's directory; "" for none. FleetFile is
+	// that file, parsed and checked.
+	Fleet     string
+	FleetFile *fleetfile.File
+	Steps     []Step
 }
 
 // Kind is what a step does.
@@ -166,6 +169,11 @@ func Parse(path string, data []byte) (*File, error) {
 	if f.Fleet != "" && !filepath.IsAbs(f.Fleet) {
 		f.Fleet = filepath.Join(filepath.Dir(path), f.Fleet)
 	}
+	if f.Fleet != "" {
+		if f.FleetFile, err = fleetfile.Load(f.Fleet); err != nil {
+			return nil, fmt.Errorf("%s: the fleet file it names: %w", path, err)
+		}
+	}
 	return f, nil
 }
 
@@ -242,6 +250,9 @@ func (p *parser) step(it yamlnode.Item, timeout time.Duration) Step {
 		s.Timeout = min(timeout, DefaultPollsTimeout)
 	}
 	if n := fs["timeout"]; n != nil {
+		if s.Kind == Wait {
+			p.Addf(n, yamlnode.Join(it.Path, "timeout"), "a wait step lasts its wait: it has no timeout")
+		}
 		s.Timeout, _ = p.Duration(n, yamlnode.Join(it.Path, "timeout"))
 	}
 	if n := fs["expect"]; n != nil {
@@ -312,7 +323,7 @@ func (p *parser) campaign(n *yaml.Node, path string) forewarn.CampaignSpec {
 	switch {
 	case spec.All && len(spec.Scopes) > 0:
 		p.Addf(n, path, "give scopes or all, not both")
-	case !spec.All && len(spec.Scopes) == 0 && fs["scopes"] == nil:
+	case !spec.All && len(spec.Scopes) == 0:
 		p.Addf(n, path, "no scope: give scopes (a list) or all: true")
 	}
 	if v := fs["notice"]; v != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/plural"
 )
 
 // Verdict is the report's result in a few words.
@@ -18,11 +19,11 @@ func (r *Report) Verdict() string {
 	failed, total := r.Failed()
 	switch {
 	case failed > 0:
-		return fmt.Sprintf("FAILED: %d of %d checks failed", failed, total)
+		return fmt.Sprintf("FAILED: %d of %s failed", failed, plural.Count(total, "check", "checks"))
 	case !r.Passed:
-		return fmt.Sprintf("FAILED: stopped after %d checks", total)
+		return "FAILED: stopped after " + plural.Count(total, "check", "checks")
 	}
-	return fmt.Sprintf("PASSED: %d checks", total)
+	return "PASSED: " + plural.Count(total, "check", "checks")
 }
 
 // WriteText writes the report as tables, for a terminal.
@@ -84,7 +85,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "Events that started unapproved: %s.  \nVMs that never polled: %s.\n",
+	fmt.Fprintf(w, "Events that started unapproved: %s.  \nVMs that never polled: %s.\n\n",
 		cmp.Or(strings.Join(r.unapproved(), ", "), "none"), cmp.Or(strings.Join(r.neverPolled(), ", "), "none"))
 	return nil
 }
@@ -104,6 +105,7 @@ type (
 		Name     string       `xml:"name,attr"`
 		Tests    int          `xml:"tests,attr"`
 		Failures int          `xml:"failures,attr"`
+		Skipped  int          `xml:"skipped,attr"`
 		Time     float64      `xml:"time,attr"`
 		Suites   []junitSuite `xml:"testsuite"`
 	}
@@ -142,6 +144,8 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		class := fmt.Sprintf("drill.%s.step%d", r.Drill, i+1)
 		if s.Skipped != "" {
 			suite.Skipped, suite.Tests = 1, 1
+			doc.Skipped++
+			doc.Tests++
 			suite.Cases = append(suite.Cases, junitCase{Name: s.Name, Classname: class,
 				Skipped: &junitMessage{Message: s.Skipped}})
 		}
@@ -239,10 +243,12 @@ func healthCell(h *HealthResult) string {
 	case h.Passed:
 		return "ok after " + roundDuration(time.Duration(h.After))
 	}
-	return fmt.Sprintf("failed (%d attempts)", h.Attempts)
+	return "failed (" + plural.Count(h.Attempts, "attempt", "attempts") + ")"
 }
 
-// mdEscape keeps text from breaking a Markdown table.
+// mdEscape keeps text from breaking a Markdown table or being read as
+// HTML, which the job summaries of CI systems render.
 func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ", "*", `\*`, "_", `\_`).Replace(s)
+	return strings.NewReplacer("|", `\|`, "\n", " ", "*", `\*`, "_", `\_`,
+		"<", "&lt;", ">", "&gt;", "&", "&amp;").Replace(s)
 }

@@ -2,16 +2,22 @@ package drill
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"time"
 
 	"github.com/forewarn/forewarn"
+	"github.com/forewarn/forewarn/internal/plural"
 )
 
-// maxOutput is how much of a failed health check's output a report keeps.
-const maxOutput = 400
+// A failed health check's report keeps the last lines of its output, up
+// to maxOutput bytes.
+const (
+	maxOutputLines = 3
+	maxOutput      = 300
+)
 
 // checkHealth runs the step's health check for each VM of a completed
 // event, each in its own goroutine, until it succeeds or its time is up.
@@ -27,8 +33,8 @@ func (s *stepRun) checkHealth(ev *forewarn.Event, t *tracked) {
 			if res.Passed {
 				s.out.linef("  %s %s healthy %s after event %s", now, vm, roundDuration(time.Duration(res.After)), shortID(ev.ID))
 			} else {
-				s.out.linef("  %s %s NOT healthy %s after event %s (%d attempts)", now, vm,
-					roundDuration(time.Duration(res.After)), shortID(ev.ID), res.Attempts)
+				s.out.linef("  %s %s NOT healthy within %s after event %s (%s)", now, vm,
+					forewarn.FormatDuration(h.Within), shortID(ev.ID), plural.Count(res.Attempts, "attempt", "attempts"))
 			}
 		})
 	}
@@ -51,7 +57,10 @@ func (r *Runner) health(ctx context.Context, h *Health, ev *forewarn.Event, vm s
 			res.Passed, res.Output = true, ""
 			return res
 		}
-		res.Output = tail(strings.TrimSpace(string(out))+"\n"+err.Error(), maxOutput)
+		if ctx.Err() != nil {
+			err = fmt.Errorf("still running when its %s were up", forewarn.FormatDuration(h.Within))
+		}
+		res.Output = lastLines(string(out)+"\n"+err.Error(), maxOutputLines, maxOutput)
 		if sleep(ctx, DefaultHealthBetween) != nil {
 			return res
 		}
@@ -75,11 +84,19 @@ func (r *Runner) runHealth(ctx context.Context, command string, ev *forewarn.Eve
 	return cmd.CombinedOutput()
 }
 
-// tail keeps the end of s.
-func tail(s string, n int) string {
-	s = strings.TrimSpace(s)
-	if len(s) > n {
-		return "..." + s[len(s)-n:]
+// lastLines keeps the last non-empty lines of s, at most n of them and
+// max bytes, joined on one line.
+func lastLines(s string, n, max int) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
 	}
-	return s
+	lines = lines[len(lines)-min(n, len(lines)):]
+	out := strings.Join(lines, " / ")
+	if len(out) > max {
+		out = "..." + out[len(out)-max:]
+	}
+	return out
 }

@@ -37,6 +37,9 @@ type StepReport struct {
 	// the step ran; Unapproved the events that started without approval.
 	NeverPolled []string `json:"neverPolled,omitempty"`
 	Unapproved  []string `json:"unapproved,omitempty"`
+	// Withdrawn names what the drill cancelled when the step stopped
+	// before its end: its campaign, its Scheduled events.
+	Withdrawn []string `json:"withdrawn,omitempty"`
 }
 
 // Passed reports whether every check of the step passed.

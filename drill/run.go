@@ -11,6 +11,7 @@ import (
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/fleetfile"
+	"github.com/forewarn/forewarn/internal/plural"
 )
 
 // DefaultInterval is how often a drill looks at the server.
@@ -47,13 +48,16 @@ func (r *Runner) Run(ctx context.Context, f *File) (*Report, error) {
 	out := newPrinter(r.Out, r.Live)
 	defer out.clear()
 	rep := &Report{Drill: f.Name, File: f.Path, Server: r.Server, Started: time.Now()}
-	if f.Fleet != "" {
-		if err := r.applyFleet(ctx, f.Fleet, out); err != nil {
-			return nil, err
-		}
+	if _, err := r.Fleet.Status(ctx); err != nil {
+		return nil, err
 	}
 	if err := r.preflight(ctx, f); err != nil {
 		return nil, err
+	}
+	if f.FleetFile != nil {
+		if err := r.applyFleet(ctx, f.FleetFile, out); err != nil {
+			return nil, err
+		}
 	}
 	var stopped string
 	var broken error
@@ -88,7 +92,7 @@ func (r *Runner) Run(ctx context.Context, f *File) (*Report, error) {
 		}
 		verdict := "passed"
 		if failed > 0 {
-			verdict = fmt.Sprintf("FAILED, %d of %d checks", failed, len(sr.Checks))
+			verdict = fmt.Sprintf("FAILED, %d of %s", failed, plural.Count(len(sr.Checks), "check", "checks"))
 		}
 		out.linef("step %d/%d: %s in %s", i+1, len(f.Steps), verdict, roundDuration(sr.Ended.Sub(sr.Started)))
 	}
@@ -99,30 +103,39 @@ func (r *Runner) Run(ctx context.Context, f *File) (*Report, error) {
 }
 
 // applyFleet applies the drill's fleet file without pruning.
-func (r *Runner) applyFleet(ctx context.Context, path string, out *printer) error {
-	file, err := fleetfile.Load(path)
-	if err != nil {
-		return err
-	}
+func (r *Runner) applyFleet(ctx context.Context, file *fleetfile.File, out *printer) error {
 	changes, err := fleetfile.Apply(ctx, r.Fleet, file, false)
 	if err != nil {
-		return fmt.Errorf("apply fleet file %s: %w", path, err)
+		return fmt.Errorf("apply fleet file %s: %w", file.Name, err)
 	}
-	out.linef("fleet %s applied: %d changes", path, len(changes))
+	made := 0
+	for _, c := range changes {
+		if c.Action != fleetfile.ActionUnchanged {
+			made++
+		}
+	}
+	out.linef("fleet %s applied: %s", file.Name, plural.Count(made, "change", "changes"))
 	return nil
 }
 
-// preflight checks that every VM and scope the steps name exists, so that
-// a typo stops the drill before it has done anything.
+// preflight checks that every VM and scope the steps name exists, or is
+// declared by the drill's fleet file, so that a typo stops the drill
+// before it has done anything.
 func (r *Runner) preflight(ctx context.Context, f *File) error {
+	scopes, vms := declared(f.FleetFile)
 	var missing []error
 	for _, s := range f.Steps {
 		var err error
 		switch {
 		case s.VM != "":
-			_, err = r.Fleet.VM(ctx, s.VM)
+			if !vms[forewarn.KeyOf(s.VM)] {
+				_, err = r.Fleet.VM(ctx, s.VM)
+			}
 		case s.Kind == Campaign || s.Kind == WaitForPolls:
 			for _, scope := range append(s.Campaign.Scopes, s.Scopes...) {
+				if scopes[forewarn.KeyOf(scope)] {
+					continue
+				}
 				if _, err = r.Fleet.Scope(ctx, scope); err != nil {
 					break
 				}
@@ -138,6 +151,25 @@ func (r *Runner) preflight(ctx context.Context, f *File) error {
 	return errors.Join(missing...)
 }
 
+// declared returns the scopes and VMs a fleet file declares, by key.
+func declared(file *fleetfile.File) (scopes, vms map[forewarn.Key]bool) {
+	scopes, vms = map[forewarn.Key]bool{}, map[forewarn.Key]bool{}
+	if file == nil {
+		return scopes, vms
+	}
+	for _, s := range file.Scopes {
+		scopes[forewarn.KeyOf(s.Spec.Name)] = true
+		for _, vm := range s.VMs {
+			vms[forewarn.KeyOf(vm.Spec.Name)] = true
+		}
+	}
+	for _, vm := range file.VMs {
+		scopes[forewarn.KeyOf(vm.Spec.Name)] = true
+		vms[forewarn.KeyOf(vm.Spec.Name)] = true
+	}
+	return scopes, vms
+}
+
 // runStep runs one step and fills its report.
 func (r *Runner) runStep(ctx context.Context, step *Step, sr *StepReport, out *printer) error {
 	sr.Started = time.Now()
@@ -150,11 +182,14 @@ func (r *Runner) runStep(ctx context.Context, step *Step, sr *StepReport, out *p
 	}
 	run := newStepRun(ctx, r, step, sr, out)
 	if err := run.act(ctx); err != nil {
-		sr.Checks = append(sr.Checks, &Check{Name: "the step's action is accepted", Detail: forewarn.ErrorMessage(err)})
-		return errStop
+		return fmt.Errorf("the server refused the step's action: %w", err)
 	}
 	err := run.follow(ctx)
-	run.report()
+	// A step cut short is not judged on what it saw so far.
+	run.report(err == nil || errors.Is(err, errStop))
+	if err != nil {
+		run.withdraw(ctx)
+	}
 	return err
 }
 

@@ -5,6 +5,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -345,6 +347,35 @@ steps:
 	if rep.Steps[1].Skipped == "" || len(rep.Steps[1].Checks) != 0 {
 		t.Errorf("step 2 %+v, want it skipped", rep.Steps[1])
 	}
+	// The event the step left Scheduled is cancelled: nothing is left
+	// behind on the server.
+	if evs, _, _ := e.srv.Fleet().Events(t.Context(), forewarn.EventQuery{}); len(evs) != 0 || len(rep.Steps[0].Withdrawn) != 1 {
+		t.Errorf("events in flight %v, withdrawn %v; want the step's event cancelled", evs, rep.Steps[0].Withdrawn)
+	}
+}
+
+// TestDrillInterruptedCampaign: a campaign cut short is cancelled.
+func TestDrillInterruptedCampaign(t *testing.T) {
+	e := newDrillEnv(t, []forewarntest.Option{forewarntest.WithDev()})
+	f, err := Parse("d.yaml", []byte("steps:\n  - campaign: {type: Reboot, scopes: [web]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+	defer cancel()
+	fleet := e.srv.Fleet()
+	r := &Runner{Fleet: fleet, Polls: fleet.(forewarn.PollLog), Interval: 20 * time.Millisecond}
+	rep, err := r.Run(ctx, f)
+	if err == nil || rep == nil {
+		t.Fatalf("report %v, error %v", rep, err)
+	}
+	c, err := fleet.Campaign(t.Context(), rep.Steps[0].Campaign)
+	if err != nil || c.State != forewarn.CampaignCancelled {
+		t.Errorf("campaign %+v (%v), want it cancelled", c, err)
+	}
+	if len(rep.Steps[0].Checks) != 1 {
+		t.Errorf("checks %v: want only the interruption's, not judgements on half a step", checks(rep.Steps[0]))
+	}
 }
 
 // TestDrillWaitForPollsStops: a VM that never comes up stops the drill at
@@ -375,17 +406,45 @@ func TestDrillPreflight(t *testing.T) {
 	if len(evs) != 0 {
 		t.Errorf("%d events after a refused drill, want none", len(evs))
 	}
+
+	// The names a fleet file declares pass, but its fleet is applied only
+	// once every other name has been found.
+	dir := t.TempDir()
+	fleetFile := "scopes:\n  - name: extra\n    vms: [{name: extra-0}]\n"
+	if err := os.WriteFile(filepath.Join(dir, "fleet.yaml"), []byte(fleetFile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	drillFile := filepath.Join(dir, "d.yaml")
+	if err := os.WriteFile(drillFile, []byte("fleet: fleet.yaml\nsteps:\n  - restart: extra-0\n  - restart: web-9\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Load(drillFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fleet := e.srv.Fleet()
+	_, err = (&Runner{Fleet: fleet, Polls: fleet.(forewarn.PollLog)}).Run(t.Context(), f)
+	if err == nil || strings.Contains(err.Error(), "extra-0") || !strings.Contains(err.Error(), "web-9") {
+		t.Errorf("error %v, want web-9 only", err)
+	}
+	if _, err := fleet.Scope(t.Context(), "extra"); !errors.Is(err, forewarn.ErrNotFound) {
+		t.Errorf("scope extra: %v, want it not created by a refused drill", err)
+	}
 }
 
 // TestDrillRefusedAction: an operation the server refuses (the VM has an
-// event in flight already) fails the step and stops the drill.
+// event in flight already) means the drill cannot run as written: an
+// error, with the report so far, and the later steps not run.
 func TestDrillRefusedAction(t *testing.T) {
 	e := newDrillEnv(t, []forewarntest.Option{forewarntest.WithDev()})
 	if _, err := e.srv.Fleet().Operate(t.Context(), "web-0", forewarn.OpRedeploy); err != nil {
 		t.Fatal(err)
 	}
-	rep := e.mustDrill("steps:\n  - restart: web-0\n  - wait: 1s\n")
-	wantChecks(t, rep.Steps[0], "FAIL the step's action is accepted: ")
+	rep, err := e.drill("steps:\n  - restart: web-0\n  - wait: 1s\n")
+	if err == nil || !strings.Contains(err.Error(), "the server refused the step's action: vm \"web-0\" already has event") {
+		t.Fatalf("error %v", err)
+	}
+	wantChecks(t, rep.Steps[0], "FAIL the step runs to its end: step 1 (restart web-0): the server refused the step's action: vm")
 	if rep.Passed || rep.Steps[1].Skipped == "" {
 		t.Errorf("passed %v, step 2 skipped %q", rep.Passed, rep.Steps[1].Skipped)
 	}

@@ -12,6 +12,9 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
+// withdrawTimeout bounds the cancelling of what a stopped step started.
+const withdrawTimeout = 10 * time.Second
+
 // stepRun follows one step that creates events: it acts, then watches the
 // events, the campaign and the polls until every event has ended and every
 // health check is done, or the step times out.
@@ -244,7 +247,7 @@ func (s *stepRun) see(ev *forewarn.Event) {
 		t = &tracked{ev: ev, notBefore: ev.NotBefore, health: map[forewarn.Key]*HealthResult{}}
 		s.events[ev.ID] = t
 		s.order = append(s.order, ev.ID)
-		s.notef(ev.CreatedAt, "event %s: %s of %s, %s", shortID(ev.ID), ev.Type, listNames(ev.Resources), noticeWords(ev))
+		s.notef(ev.CreatedAt, "event %s: %s of %s%s", shortID(ev.ID), ev.Type, listNames(ev.Resources), noticeWords(ev))
 	}
 	old := t.ev
 	t.ev = ev
@@ -267,15 +270,17 @@ func (s *stepRun) see(ev *forewarn.Event) {
 	}
 }
 
-// noticeWords says how much notice an event gives, as first seen.
+// noticeWords says how much notice an event gives, if the drill can tell:
+// an event approved between two of its looks has lost its NotBefore, and
+// the lines that follow say who approved it.
 func noticeWords(ev *forewarn.Event) string {
 	switch {
 	case ev.StartedAt.IsZero():
-		return fmt.Sprintf("NotBefore in %s", roundDuration(ev.NotBefore.Sub(ev.CreatedAt)))
+		return fmt.Sprintf(", NotBefore in %s", roundDuration(ev.NotBefore.Sub(ev.CreatedAt)))
 	case ev.StartedAt.Equal(ev.CreatedAt):
-		return "started at once, with no notice"
+		return ", started at once, with no notice"
 	}
-	return "first seen started"
+	return ""
 }
 
 // notef notes a line about something that happened at t.
@@ -398,5 +403,43 @@ func (s *stepRun) merge(p *forewarn.VMPolls) {
 			s.notef(sg.At, "%s saw event %s after %s", p.VM, shortID(sg.Event),
 				roundDuration(max(sg.At.Sub(t.ev.CreatedAt), 0)))
 		}
+	}
+}
+
+// withdraw cancels what a step that did not end started and has not
+// started yet: its campaign, and its Scheduled events, so that a drill
+// stopped early leaves no maintenance behind it on a shared server. It
+// runs after ctx may have ended, for a few seconds.
+func (s *stepRun) withdraw(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), withdrawTimeout)
+	defer cancel()
+	fleet := s.r.Fleet
+	if s.campaign != nil && !s.campaign.Ended() {
+		if _, err := fleet.SteerCampaign(ctx, s.campaign.ID, forewarn.CancelCampaign); err != nil {
+			s.out.linef("  could not cancel campaign %s: %s", s.campaign.ID, err)
+		} else {
+			s.sr.Withdrawn = append(s.sr.Withdrawn, "campaign "+s.campaign.ID)
+		}
+	}
+	var goingOn []string
+	for _, id := range s.order {
+		ev := s.events[id].ev
+		switch {
+		case !ev.InFlight():
+		case ev.Status == forewarn.Scheduled:
+			if _, err := fleet.Cancel(ctx, id); err != nil && !errors.Is(err, forewarn.ErrNotFound) {
+				s.out.linef("  could not cancel event %s: %s", id, err)
+				continue
+			}
+			s.sr.Withdrawn = append(s.sr.Withdrawn, "event "+id)
+		default:
+			goingOn = append(goingOn, id)
+		}
+	}
+	if len(s.sr.Withdrawn) > 0 {
+		s.out.linef("  cancelled what the step started: %s", strings.Join(s.sr.Withdrawn, ", "))
+	}
+	if len(goingOn) > 0 {
+		s.out.linef("  started, going on: event %s", strings.Join(goingOn, ", "))
 	}
 }

@@ -11,6 +11,8 @@ import (
 
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/drill"
+	"github.com/forewarn/forewarn/fleetfile"
+	"github.com/forewarn/forewarn/internal/plural"
 )
 
 // drillRunOptions are the flags of drill run.
@@ -45,11 +47,15 @@ A line is printed for each thing that happens (on a terminal, with a live
 status line), then the report: a table, or JSON with -o json; --report and
 --junit also write it as Markdown and JUnit XML. The exit status is 0 when
 every check passed, 1 when one failed, 2 when the drill could not run.`,
-		Args: cobra.ExactArgs(1),
+		Args: exitCodeArgs(2, cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.serve.check(cmd); err != nil {
+				return exitCode(2, err)
+			}
 			return o.run(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitCode(2, err) })
 	f := cmd.Flags()
 	f.StringVar(&o.report, "report", "", "also write the report as Markdown to this file")
 	f.StringVar(&o.junit, "junit", "", "also write the report as JUnit XML to this file (one test case per check)")
@@ -61,17 +67,30 @@ every check passed, 1 when one failed, 2 when the drill could not run.`,
 func newDrillCheckCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "check FILE",
-		Short: "Check a drill file without running it: every problem, with its line and column",
+		Short: "Check a drill file and the fleet file it names without running it: every problem, with its line and column; exit 1 if there is one",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			f, err := drill.Load(args[0])
+			f, err := loadDrill(args[0], cmd.ErrOrStderr())
 			if err != nil {
 				return err
 			}
-			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: drill %q, %d steps: ok\n", f.Path, f.Name, len(f.Steps))
+			_, err = fmt.Fprintf(cmd.OutOrStdout(), "%s: drill %q, %s: ok\n", f.Path, f.Name,
+				plural.Count(len(f.Steps), "step", "steps"))
 			return err
 		},
 	}
+}
+
+// loadDrill loads a drill file. Its problems go to stderr one a line, each
+// beginning FILE:LINE:COLUMN as editors and CI systems' problem matchers
+// read them, and the error sums them up.
+func loadDrill(path string, stderr io.Writer) (*drill.File, error) {
+	f, err := drill.Load(path)
+	if pe, ok := errors.AsType[*fleetfile.ParseError](err); ok {
+		fmt.Fprintln(stderr, pe.Error())
+		return nil, fmt.Errorf("%s: %s", path, plural.Count(len(pe.Problems), "problem", "problems"))
+	}
+	return f, err
 }
 
 // errDrillFailed is a drill that ran and failed a check.
@@ -79,12 +98,16 @@ var errDrillFailed = errors.New("drill failed")
 
 // run runs the drill and writes its report.
 func (o *drillRunOptions) run(ctx context.Context, path string, stdout, stderr io.Writer) error {
-	f, err := drill.Load(path)
+	f, err := loadDrill(path, stderr)
 	if err != nil {
 		return exitCode(2, err)
 	}
 	if o.serve.on && o.admin.server != "" {
 		return exitCode(2, errors.New("give --server or --serve, not both"))
+	}
+	files, err := o.createFiles()
+	if err != nil {
+		return exitCode(2, err)
 	}
 	runner := &drill.Runner{Out: stderr, Live: isTerminal(stderr)}
 	var rep *drill.Report
@@ -106,9 +129,11 @@ func (o *drillRunOptions) run(ctx context.Context, path string, stdout, stderr i
 	}
 	if rep != nil {
 		// Also the report of a drill cut short: what it found so far.
-		if werr := o.write(rep, stdout); werr != nil {
+		if werr := o.write(rep, stdout, files); werr != nil {
 			return exitCode(2, errors.Join(err, werr))
 		}
+	} else {
+		files.remove()
 	}
 	if err != nil {
 		return exitCode(2, err)
@@ -119,38 +144,64 @@ func (o *drillRunOptions) run(ctx context.Context, path string, stdout, stderr i
 	return nil
 }
 
-// write writes the report: to stdout in the -o format, and to the files
-// of --report and --junit.
-func (o *drillRunOptions) write(rep *drill.Report, stdout io.Writer) error {
-	files := []struct {
-		path  string
-		write func(io.Writer) error
-	}{{o.report, rep.WriteMarkdown}, {o.junit, rep.WriteJUnit}}
-	for _, file := range files {
-		if file.path == "" {
-			continue
-		}
-		if err := writeReportFile(file.path, file.write); err != nil {
-			return err
-		}
-	}
-	if o.output == outputJSON {
-		return rep.WriteJSON(stdout)
-	}
-	return rep.WriteText(stdout)
+// reportFile is a file a report is written to, created before the drill
+// runs so that a path that cannot be written stops it at once.
+type reportFile struct {
+	flag, path string
+	write      func(*drill.Report, io.Writer) error
+	fh         *os.File
 }
 
-// writeReportFile writes a file with fn, reporting an error of either.
-func writeReportFile(path string, fn func(io.Writer) error) error {
-	fh, err := os.Create(path)
-	if err != nil {
-		return err
+type reportFiles []reportFile
+
+// createFiles creates the files of --report and --junit.
+func (o *drillRunOptions) createFiles() (reportFiles, error) {
+	var files reportFiles
+	for _, f := range []reportFile{
+		{flag: "--report", path: o.report, write: (*drill.Report).WriteMarkdown},
+		{flag: "--junit", path: o.junit, write: (*drill.Report).WriteJUnit},
+	} {
+		if f.path == "" {
+			continue
+		}
+		fh, err := os.Create(f.path)
+		if err != nil {
+			files.remove()
+			return nil, fmt.Errorf("%s: %w", f.flag, err)
+		}
+		f.fh = fh
+		files = append(files, f)
 	}
-	if err := fn(fh); err != nil {
-		fh.Close()
-		return fmt.Errorf("write %s: %w", path, err)
+	return files, nil
+}
+
+// remove closes and removes the files, for a drill that never ran.
+func (files reportFiles) remove() {
+	for _, f := range files {
+		f.fh.Close()
+		os.Remove(f.fh.Name())
 	}
-	return fh.Close()
+}
+
+// write writes the report to stdout in the -o format, then to the files
+// of --report and --junit.
+func (o *drillRunOptions) write(rep *drill.Report, stdout io.Writer, files reportFiles) error {
+	var err error
+	if o.output == outputJSON {
+		err = rep.WriteJSON(stdout)
+	} else {
+		err = rep.WriteText(stdout)
+	}
+	for _, f := range files {
+		werr := f.write(rep, f.fh)
+		if cerr := f.fh.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			err = errors.Join(err, fmt.Errorf("%s: write %s: %w", f.flag, f.fh.Name(), werr))
+		}
+	}
+	return err
 }
 
 // isTerminal reports whether w is a terminal, where a live status line can

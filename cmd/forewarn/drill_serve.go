@@ -35,6 +35,19 @@ func (o *drillServeOptions) addFlags(cmd *cobra.Command) {
 	f.StringVar(&o.dataDir, "serve-data-dir", "", "with --serve: keep its state here rather than in a temporary directory removed at the end")
 }
 
+// check refuses the flags of --serve without it.
+func (o *drillServeOptions) check(cmd *cobra.Command) error {
+	if o.on {
+		return nil
+	}
+	for _, name := range []string{"metadata-addr", "time-scale", "serve-data-dir"} {
+		if cmd.Flags().Changed(name) {
+			return fmt.Errorf("--%s is a flag of --serve: give --serve too, or leave it out", name)
+		}
+	}
+	return nil
+}
+
 // run serves, runs fn against the server's admin API, then stops serving.
 // The server logs warnings and errors to stderr.
 func (o *drillServeOptions) run(ctx context.Context, stderr io.Writer, fn func(context.Context, forewarn.Fleet) error) error {
@@ -80,6 +93,8 @@ func (o *drillServeOptions) run(ctx context.Context, stderr io.Writer, fn func(c
 	if err != nil {
 		return fmt.Errorf("--serve: %w", err)
 	}
+	fmt.Fprintf(stderr, "serving for the drill: metadata endpoint http://%s, admin API and dashboard http://%s (token in %s)\n",
+		o.metadataAddr, addr, filepath.Join(dir, tokenFile))
 	client := admin.NewClient("http://"+addr.String(), token,
 		admin.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}))
 	err = fn(ctx, client)

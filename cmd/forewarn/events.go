@@ -6,11 +6,11 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"strings"
 
-	"github.com/forewarn/forewarn/client"
 	"github.com/spf13/cobra"
+
+	"github.com/forewarn/forewarn/client"
 )
 
 // eventsOptions are the persistent flags of the in-VM commands: which
@@ -55,9 +55,9 @@ func newEventsCommand() *cobra.Command {
 func (o *eventsOptions) client(retries io.Writer) (*client.Client, error) {
 	opts := []client.Option{client.WithEndpoint(o.endpoint), client.WithAPIVersion(o.apiVersion)}
 	if o.sourceAddr != "" {
-		addr, err := netip.ParseAddr(o.sourceAddr)
+		addr, err := client.ParseSourceAddr(o.sourceAddr)
 		if err != nil {
-			return nil, fmt.Errorf("--source-addr %q: want an IP address of this host, such as 127.0.0.2", o.sourceAddr)
+			return nil, fmt.Errorf("--source-addr %w", err)
 		}
 		opts = append(opts, client.WithSourceAddr(addr))
 	}

@@ -36,6 +36,16 @@ type exitError struct {
 func exitCode(code int, err error) error { return &exitError{code: code, err: err} }
 
 func (e *exitError) Error() string { return e.err.Error() }
+
+// exitCodeArgs gives the errors of an argument check the exit status code.
+func exitCodeArgs(code int, args cobra.PositionalArgs) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, a []string) error {
+		if err := args(cmd, a); err != nil {
+			return exitCode(code, err)
+		}
+		return nil
+	}
+}
 func (e *exitError) Unwrap() error { return e.err }
 
 func newRootCommand() *cobra.Command {

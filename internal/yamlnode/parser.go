@@ -216,16 +216,22 @@ func (p *Parser) Bool(n *yaml.Node, path string) (bool, bool) {
 }
 
 // Duration returns the value of a duration scalar such as "90s" or "15m",
-// which must be positive.
+// which must be more than zero.
 func (p *Parser) Duration(n *yaml.Node, path string) (time.Duration, bool) {
 	s, ok := p.Str(n, path)
 	if !ok {
 		return 0, false
 	}
 	d, err := forewarn.ParseDuration(s)
-	if err != nil || d <= 0 {
-		p.Addf(n, path, "%s is not a positive duration: want one such as 90s or 10m", yamlmsg.Quote(s))
-		return 0, false
+	switch {
+	case err != nil && strings.Contains(err.Error(), "missing unit"):
+		p.Addf(n, path, "%s has no unit: want one such as 90s or 10m", yamlmsg.Quote(s))
+	case err != nil:
+		p.Addf(n, path, "%s is not a duration (or too long): want one such as 90s or 10m", yamlmsg.Quote(s))
+	case d <= 0:
+		p.Addf(n, path, "%s: want more than 0", yamlmsg.Quote(s))
+	default:
+		return d, true
 	}
-	return d, true
+	return 0, false
 }
