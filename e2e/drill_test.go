@@ -184,8 +184,13 @@ func TestDrillFails(t *testing.T) {
 // TestDrillCannotRun: a bad drill file, or flags that contradict, exit 2
 // with a message that says what is wrong, before anything is done.
 func TestDrillCannotRun(t *testing.T) {
-	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.yaml")
 	if err := os.WriteFile(bad, []byte("steps:\n  - restart: web-0\n    wait: 1s\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	waits := filepath.Join(dir, "waits.yaml")
+	if err := os.WriteFile(waits, []byte("steps:\n  - wait: 1s\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -196,6 +201,12 @@ func TestDrillCannotRun(t *testing.T) {
 		{[]string{"drill", "run", "--serve", "--server", "http://127.0.0.1:1", "../examples/drills/spot-eviction.yaml"}, "give --server or --serve, not both"},
 		{[]string{"drill", "run", "--server", "http://127.0.0.1:1", "../examples/drills/spot-eviction.yaml"}, "is forewarn serve running at http://127.0.0.1:1?"},
 		{[]string{"drill", "check", bad}, bad + ":2:5: steps[0]: the step does restart and wait"},
+		// A drill that names nothing on the server still needs it.
+		{[]string{"drill", "run", "--server", "http://127.0.0.1:1", waits}, "is forewarn serve running at http://127.0.0.1:1?"},
+		{[]string{"drill", "run", "--metadata-addr", "127.0.0.1:1", waits}, "--metadata-addr is a flag of --serve"},
+		{[]string{"drill", "run", "--junit", filepath.Join(dir, "no", "j.xml"), waits}, "--junit: open "},
+		{[]string{"drill", "run"}, "accepts 1 arg(s), received 0"},
+		{[]string{"drill", "run", "-o", "yaml", waits}, `"yaml" is not table or json`},
 	} {
 		cmd := exec.Command(binary, tc.args...)
 		cmd.Env = append(os.Environ(), "FOREWARN_TOKEN=x")
