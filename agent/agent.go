@@ -120,7 +120,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	if a.webhook != nil {
 		a.wg.Go(func() { a.webhook.run(ctx) })
 	}
-	a.log.Info("agent started", "vm", a.vm, "endpoint", a.client.Endpoint(), "state_file", a.cfg.StateFile)
+	a.log.Info("agent started", "vm", a.vm, "endpoint", a.client.Endpoint(), "source_addr", a.cfg.SourceAddr, "state_file", a.cfg.StateFile)
 	err := a.client.Watch(ctx, func(doc *client.Document) error {
 		a.handle(ctx, doc)
 		return nil

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -158,6 +160,20 @@ func newHTTPClient(source netip.Addr) *http.Client {
 	}
 }
 
+// ErrSourceAddr is a source address (WithSourceAddr) the host cannot
+// connect from: not one of its addresses, or not of the endpoint's family.
+// A request that fails so is not retried.
+var ErrSourceAddr = errors.New("this host cannot connect from that source address")
+
+// unusableSource reports whether a dial failed for its local address.
+func unusableSource(err error) bool {
+	if errors.Is(err, syscall.EADDRNOTAVAIL) {
+		return true
+	}
+	addrErr, ok := errors.AsType[*net.AddrError](err)
+	return ok && strings.Contains(addrErr.Err, "no suitable address")
+}
+
 // DialFrom returns the dial function of the SDK's default client, for a
 // transport of one's own: bounded, from source if it is valid (the local
 // address the metadata endpoint knows a VM by), when a failure then names
@@ -170,9 +186,12 @@ func DialFrom(source netip.Addr) func(ctx context.Context, network, addr string)
 	dialer.LocalAddr = net.TCPAddrFromAddrPort(netip.AddrPortFrom(source, 0))
 	return func(ctx context.Context, network, addr string) (net.Conn, error) {
 		conn, err := dialer.DialContext(ctx, network, addr)
-		if err != nil {
-			return nil, fmt.Errorf("connect from source address %s: %w", source, err)
+		switch {
+		case err == nil:
+			return conn, nil
+		case unusableSource(err):
+			return nil, fmt.Errorf("connect from source address %s: %w (%w)", source, err, ErrSourceAddr)
 		}
-		return conn, nil
+		return nil, fmt.Errorf("connect from source address %s: %w", source, err)
 	}
 }

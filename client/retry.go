@@ -32,13 +32,14 @@ func (p retryPolicy) delay(failure int, err error) time.Duration {
 }
 
 // retryable reports whether a request that failed with err may be sent
-// again: transport errors, timeouts, 410, 429 and 5xx.
+// again: transport errors (but a source address the host cannot use),
+// timeouts, 410, 429 and 5xx.
 func retryable(err error) bool {
 	if apiErr, ok := errors.AsType[*APIError](err); ok {
 		return apiErr.Retryable()
 	}
 	return !errors.Is(err, ErrInvalidEndpoint) && !errors.Is(err, ErrMalformedResponse) &&
-		!errors.Is(err, ErrConflictingOptions)
+		!errors.Is(err, ErrConflictingOptions) && !errors.Is(err, ErrSourceAddr)
 }
 
 // withRetry runs attempt until it succeeds, fails for good, or has been

@@ -51,15 +51,19 @@ func TestSourceAddr(t *testing.T) {
 	}
 }
 
-// TestSourceAddrNotOnHost: an address the host does not own fails the
-// request with the dial error, which names it.
+// TestSourceAddrNotOnHost: an address the host does not own, or one of
+// another family than the endpoint's, fails the request at once with the
+// dial error, which names it: no retry can make it work.
 func TestSourceAddrNotOnHost(t *testing.T) {
 	srv, _ := newRemoteAddrServer(t)
-	c := New(WithEndpoint(srv.URL), WithSourceAddr(netip.MustParseAddr("192.0.2.1")), WithRetry(1, 0),
-		WithTimeouts(2*time.Second, 2*time.Second))
-	_, err := c.Get(testContext(t))
-	if err == nil || !strings.Contains(err.Error(), "connect from source address 192.0.2.1") {
-		t.Fatalf("err = %v, want the dial error naming 192.0.2.1", err)
+	for _, addr := range []string{"192.0.2.1", "::1"} {
+		c := New(WithEndpoint(srv.URL), WithSourceAddr(netip.MustParseAddr(addr)), WithRetry(5, time.Second),
+			WithTimeouts(2*time.Second, 2*time.Second))
+		_, err := c.Get(testContext(t))
+		if !errors.Is(err, ErrSourceAddr) || !strings.Contains(err.Error(), "connect from source address "+addr) ||
+			strings.Contains(err.Error(), "giving up after") {
+			t.Errorf("err = %v, want ErrSourceAddr naming %s, not retried", err, addr)
+		}
 	}
 }
 

@@ -23,7 +23,7 @@ type eventsOptions struct {
 }
 
 // sourceAddrHelp is the help of --source-addr, of agent and events.
-const sourceAddrHelp = "connect to the metadata endpoint from this local address, to run several VMs' agents on one host (tests, drills)"
+const sourceAddrHelp = "connect to the metadata endpoint from this local address, which it knows a VM by: to act as one of several VMs on one host (tests, drills)"
 
 // newEventsCommand groups the in-VM commands; alone it lists the events of
 // the caller's scope, as events list does.
