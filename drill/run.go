@@ -82,24 +82,29 @@ func (r *Runner) Run(ctx context.Context, f *File) (*Report, error) {
 			sr.Checks = append(sr.Checks, &Check{Name: "the step runs to its end", Detail: broken.Error()})
 			stopped = fmt.Sprintf("step %d (%s) could not run to its end", i+1, step.Title())
 		}
-		out.clear()
-		failed := 0
-		for _, c := range sr.Checks {
-			if !c.Passed {
-				failed++
-				out.linef("  FAIL %s: %s", c.Name, c.Detail)
-			}
-		}
-		verdict := "passed"
-		if failed > 0 {
-			verdict = fmt.Sprintf("FAILED, %d of %s", failed, plural.Count(len(sr.Checks), "check", "checks"))
-		}
-		out.linef("step %d/%d: %s in %s", i+1, len(f.Steps), verdict, roundDuration(sr.Ended.Sub(sr.Started)))
+		printVerdict(out, fmt.Sprintf("step %d/%d", i+1, len(f.Steps)), sr)
 	}
 	rep.Ended = time.Now()
 	failed, _ := rep.Failed()
 	rep.Passed = failed == 0 && stopped == ""
 	return rep, broken
+}
+
+// printVerdict prints a step's failed checks and its verdict.
+func printVerdict(out *printer, step string, sr *StepReport) {
+	out.clear()
+	failed := 0
+	for _, c := range sr.Checks {
+		if !c.Passed {
+			failed++
+			out.linef("  FAIL %s: %s", c.Name, c.Detail)
+		}
+	}
+	verdict := "passed"
+	if failed > 0 {
+		verdict = fmt.Sprintf("FAILED, %d of %s", failed, plural.Count(len(sr.Checks), "check", "checks"))
+	}
+	out.linef("%s: %s in %s", step, verdict, roundDuration(sr.Ended.Sub(sr.Started)))
 }
 
 // applyFleet applies the drill's fleet file without pruning.
@@ -225,13 +230,14 @@ func (r *Runner) waitForPolls(ctx context.Context, step *Step, sr *StepReport, o
 				}
 			}
 		}
+		// Kept at each look, for the report of a drill interrupted here.
+		sr.NeverPolled = waiting
 		if len(waiting) == 0 {
 			sr.Checks = append(sr.Checks, &Check{Name: "every VM polls", Passed: true,
 				Detail: fmt.Sprintf("after %s", roundDuration(time.Since(sr.Started)))})
 			return nil
 		}
 		if time.Now().After(deadline) {
-			sr.NeverPolled = waiting
 			sr.Checks = append(sr.Checks, &Check{Name: "every VM polls",
 				Detail: fmt.Sprintf("no poll in %s from %s", forewarn.FormatDuration(step.Timeout), listNames(waiting))})
 			return errStop
