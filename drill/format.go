@@ -46,6 +46,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "\nevents that started unapproved: %s\n", cmp.Or(strings.Join(r.unapproved(), ", "), "none"))
 	fmt.Fprintf(w, "VMs that never polled: %s\n", cmp.Or(strings.Join(r.neverPolled(), ", "), "none"))
+	if withdrawn := r.withdrawn(); len(withdrawn) > 0 {
+		fmt.Fprintf(w, "cancelled when the drill stopped: %s\n", strings.Join(withdrawn, ", "))
+	}
 	if failures := r.failures(); len(failures) > 0 {
 		fmt.Fprintln(w, "\nfailed checks:")
 		for _, f := range failures {
@@ -85,8 +88,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "Events that started unapproved: %s.  \nVMs that never polled: %s.\n\n",
+	fmt.Fprintf(w, "Events that started unapproved: %s.  \nVMs that never polled: %s.\n",
 		cmp.Or(strings.Join(r.unapproved(), ", "), "none"), cmp.Or(strings.Join(r.neverPolled(), ", "), "none"))
+	if withdrawn := r.withdrawn(); len(withdrawn) > 0 {
+		fmt.Fprintf(w, "Cancelled when the drill stopped: %s.\n", strings.Join(withdrawn, ", "))
+	}
+	fmt.Fprintln(w)
 	return nil
 }
 
@@ -192,6 +199,15 @@ func (r *Report) unapproved() []string {
 	var out []string
 	for _, s := range r.Steps {
 		out = append(out, s.Unapproved...)
+	}
+	return out
+}
+
+// withdrawn lists what the drill cancelled when a step stopped early.
+func (r *Report) withdrawn() []string {
+	var out []string
+	for _, s := range r.Steps {
+		out = append(out, s.Withdrawn...)
 	}
 	return out
 }
