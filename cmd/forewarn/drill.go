@@ -88,7 +88,7 @@ func loadDrill(path string, stderr io.Writer) (*drill.File, error) {
 	f, err := drill.Load(path)
 	if pe, ok := errors.AsType[*fleetfile.ParseError](err); ok {
 		fmt.Fprintln(stderr, pe.Error())
-		return nil, fmt.Errorf("%s: %s", path, plural.Count(len(pe.Problems), "problem", "problems"))
+		return nil, fmt.Errorf("%s: %s", pe.Problems[0].File, plural.Count(len(pe.Problems), "problem", "problems"))
 	}
 	return f, err
 }
