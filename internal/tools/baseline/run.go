@@ -14,9 +14,10 @@ import (
 
 // options are the command line's flags.
 type options struct {
-	addr string
-	body string
-	etag string
+	addr   string
+	body   string
+	etag   string
+	engine string
 }
 
 // parseFlags reads the command line.
@@ -27,6 +28,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:0", "listen on this address (port 0: any free port)")
 	fs.StringVar(&o.body, "body", "", "file of the body to answer (required)")
 	fs.StringVar(&o.etag, "etag", `"1"`, "the ETag header, quotes included")
+	fs.StringVar(&o.engine, "engine", "nethttp", "the HTTP engine: nethttp, or fasthttp (GET and 304 only, no long-poll)")
 	if err := fs.Parse(args); err != nil {
 		return o, err
 	}
@@ -35,6 +37,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	}
 	if o.body == "" {
 		return o, errors.New("--body is required")
+	}
+	if o.engine != "nethttp" && o.engine != "fasthttp" {
+		return o, fmt.Errorf("--engine %q: want nethttp or fasthttp", o.engine)
 	}
 	return o, nil
 }
@@ -62,6 +67,9 @@ func serve(ctx context.Context, o options, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
+	}
+	if o.engine == "fasthttp" {
+		return serveFast(ctx, ln, body, o.etag, stderr)
 	}
 	h := newHandler(body, o.etag)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
