@@ -56,7 +56,13 @@
 # event approves it with probability 0.5; 20 VMs fire one burst of 15 GETs,
 # whose 429s are the only ones intended. Target: no error answers other
 # than those 429s, GET p99 under 5 ms. --no-campaign leaves the campaign
-# out, to tell its cost from the polling's.
+# out, to tell its cost from the polling's. Then the same-run comparison
+# (issue 18): the same VMs poll a fresh forewarn with no maintenance under
+# way, without approvals or bursts, for --duration, then the baseline
+# (internal/tools/baseline, minimal net/http) given forewarn's document, the
+# same way; it prints each server's CPU per poll (from /proc, 10 ms ticks)
+# and GET p99, and forewarn/baseline with the target: CPU per poll at most
+# 0.8x, GET p99 at most 5 ms.
 #
 # soak: the poll load for --duration (default 10 minutes; a number is
 # seconds) after a --warmup (1 minute), against `forewarn serve --dev
@@ -223,7 +229,7 @@ cpu_s() {
   local stat
   stat=$(<"/proc/$1/stat")
   stat=${stat##*) }
-  awk -v hz="$(getconf CLK_TCK)" '{ printf "%.1f", ($12 + $13) / hz }' <<<"$stat"
+  awk -v hz="$(getconf CLK_TCK)" '{ printf "%.2f", ($12 + $13) / hz }' <<<"$stat"
 }
 
 # lp_load NAME RUN ARG...: runs `fleetload longpoll` on the longpoll
@@ -329,6 +335,62 @@ run_poll() {
   echo "serve: $(awk -v a="$before" -v b="$(cpu_s "$fw_pid")" 'BEGIN { printf "%.1f", b - a }') s CPU during the load, peak RSS $(rss "$fw_pid")"
   [ "$campaign" = 0 ] || cli maintenance campaigns | sed 's/^/campaign: /'
   stop_serve
+  poll_compare "${layout[@]}"
+}
+
+# poll_load NAME URL PID ARG...: runs the polling alone (no approvals, no
+# bursts) against the server at URL, its JSON in $tmp/poll-NAME.json, and
+# the server's CPU seconds meanwhile in $tmp/poll-NAME.cpu.
+poll_load() {
+  local name=$1 url=$2 pid=$3 before
+  shift 3
+  before=$(cpu_s "$pid")
+  "$tmp/fleetload" poll "$@" -url "$url" -duration "$duration" -approve 0 -burst-vms 0 -json \
+    >"$tmp/poll-$name.json" 2>"$tmp/poll-$name.log" ||
+    { cat "$tmp/poll-$name.log" >&2; die "the polling against $name saw errors"; }
+  awk -v a="$before" -v b="$(cpu_s "$pid")" 'BEGIN { printf "%.2f", b - a }' >"$tmp/poll-$name.cpu"
+}
+
+# poll_compare LAYOUT...: the same-run comparison of issue 18: the same
+# VMs poll a fresh forewarn with no maintenance under way, then the
+# baseline (a minimal net/http server) given forewarn's document, each for
+# --duration; it prints both servers' CPU per poll and GET p99, and the
+# ratio with the target (CPU per poll at most 0.8x the baseline's).
+poll_compare() {
+  local doc=$tmp/poll-doc.json etag
+  echo "-- the polling alone (no approvals, no bursts, no campaign): forewarn, then the baseline"
+  start_serve poll-compare --dev --time-scale "$time_scale"
+  apply_fleet "$tmp/poll-compare.yaml" "$@"
+  poll_load forewarn "http://$meta" "$fw_pid" "$@"
+  # As the first VM of the layout (-base 127.1.0.1).
+  curl -sS -f --interface 127.1.0.1 -H 'Metadata: true' -D "$doc.headers" -o "$doc" \
+    "http://$meta/metadata/scheduledevents?api-version=2020-07-01" || die "GET forewarn's document failed"
+  etag=$(tr -d '\r' <"$doc.headers" | sed -n 's/^[Ee][Tt][Aa][Gg]: //p')
+  stop_serve
+  "$tmp/baseline" --body "$doc" --etag "$etag" 2>"$tmp/poll-baseline.log" &
+  base_pid=$!
+  base_addr=$(wait_addr "$tmp/poll-baseline.log" 'listening')
+  poll_load baseline "http://$base_addr" "$base_pid" "$@"
+  kill "$base_pid"
+  wait "$base_pid" || die "the baseline failed: $(cat "$tmp/poll-baseline.log")"
+  base_pid=
+  python3 - "$tmp" <<'PY'
+import json, sys
+tmp = sys.argv[1]
+def load(name):
+    r = json.load(open(f"{tmp}/poll-{name}.json"))
+    cpu = float(open(f"{tmp}/poll-{name}.cpu").read())
+    return r["requests"], cpu * 1e6 / r["requests"], r["get_latency"]["p99_ms"]
+fw, base = load("forewarn"), load("baseline")
+ratio = round(fw[1] / base[1], 2)
+print()
+print("| server | GETs | CPU µs/poll | GET p99 ms |")
+print("|---|---|---|---|")
+print(f"| baseline (net/http) | {base[0]} | {base[1]:.1f} | {base[2]:.2f} |")
+print(f"| forewarn | {fw[0]} | {fw[1]:.1f} | {fw[2]:.2f} |")
+print(f"| forewarn / baseline | | {ratio:.2f} (<= 0.8 {'PASS' if ratio <= 0.8 else 'MISS'}) "
+      f"| {fw[2] / base[2]:.2f} (forewarn <= 5 ms {'PASS' if fw[2] <= 5 else 'MISS'}) |")
+PY
 }
 
 run_soak() {
