@@ -163,7 +163,7 @@ func newHTTPClient(source netip.Addr) *http.Client {
 // ErrSourceAddr is a source address (WithSourceAddr) the host cannot
 // connect from: not one of its addresses, or not of the endpoint's family.
 // A request that fails so is not retried.
-var ErrSourceAddr = errors.New("this host cannot connect from that source address")
+var ErrSourceAddr = errors.New("this host cannot connect from that source address: not one of its addresses, or not of the endpoint's family (IPv4, IPv6)")
 
 // unusableSource reports whether a dial failed for its local address.
 func unusableSource(err error) bool {

@@ -99,3 +99,14 @@ func TestParseSourceAddr(t *testing.T) {
 		}
 	}
 }
+
+// TestWatchSourceAddrNotOnHost: Watch gives up at once on a source address
+// the host cannot connect from, which no retry mends.
+func TestWatchSourceAddrNotOnHost(t *testing.T) {
+	srv, _ := newRemoteAddrServer(t)
+	c := New(WithEndpoint(srv.URL), WithSourceAddr(netip.MustParseAddr("192.0.2.1")))
+	err := c.Watch(testContext(t), func(*Document) error { return nil })
+	if !errors.Is(err, ErrSourceAddr) {
+		t.Errorf("Watch = %v, want ErrSourceAddr", err)
+	}
+}

@@ -105,8 +105,10 @@ func (w *watcher) failed(ctx context.Context, err error, longPolling bool) error
 	}
 	// No retry mends an endpoint that is not one: a bad address, or a
 	// server that has no such path (another service, forewarn's admin API);
-	// nor options that do not go together.
-	if errors.Is(err, ErrInvalidEndpoint) || errors.Is(err, ErrConflictingOptions) || (isAPI && apiErr.StatusCode == http.StatusNotFound) {
+	// nor options that do not go together, nor a source address the host
+	// cannot connect from.
+	if errors.Is(err, ErrInvalidEndpoint) || errors.Is(err, ErrConflictingOptions) || errors.Is(err, ErrSourceAddr) ||
+		(isAPI && apiErr.StatusCode == http.StatusNotFound) {
 		return err
 	}
 	wait := w.c.retry.delay(w.failures, err)

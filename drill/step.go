@@ -136,6 +136,7 @@ func (s *stepRun) follow(ctx context.Context) error {
 			return err
 		}
 		s.lookPolls(ctx)
+		s.flush()
 	}
 	s.out.status("  waiting for health checks")
 	s.health.Wait()
