@@ -37,6 +37,9 @@ func (s *stepRun) report(judge bool) {
 			s.sr.Rows = append(s.sr.Rows, s.vmRow(t, row, vm))
 		}
 	}
+	if s.timedOut != "" {
+		s.check("the step ends within its timeout", failed("%s", s.timedOut))
+	}
 	if !judge {
 		return
 	}
@@ -47,9 +50,6 @@ func (s *stepRun) report(judge bool) {
 				s.check(fmt.Sprintf("%s is healthy after its %s", r.VM, eventOf(s.sr, r.Event).Type), healthDetail(r.Health, exp.Health.Within).about(r.Event))
 			}
 		}
-	}
-	if s.timedOut != "" {
-		s.check("the step ends within its timeout", failed("%s", s.timedOut))
 	}
 }
 

@@ -261,8 +261,21 @@ func (p *parser) step(it yamlnode.Item, timeout time.Duration) Step {
 			p.Addf(n, path, "a %s step creates no event: it has nothing to expect", s.Kind)
 		}
 		p.expect(&s.Expect, n, path)
+		if s.Kind == Fail {
+			p.noApproval(n, path)
+		}
 	}
 	return s
+}
+
+// noApproval refuses the approval expectations of a hardware failure,
+// which starts at once.
+func (p *parser) noApproval(n *yaml.Node, path string) {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if k := n.Content[i]; k.Value == "approveWithin" || k.Value == "approved" {
+			p.Addf(k, yamlnode.Join(path, k.Value), "a hardware failure starts at once: there is no approval to expect")
+		}
+	}
 }
 
 // action reads the value of a step's action field.

@@ -38,6 +38,7 @@ steps:
   - degrade: {vm: db-0, notice: 2h}
   - degrade: db-1
   - fail: db-2
+    expect: {polled: true}
   - evict: spot-0
     timeout: 1m
     expect: {health: "exit 0"}
@@ -59,10 +60,10 @@ steps:
 		{Kind: Degrade, VM: "db-0", Notice: 2 * time.Hour, Timeout: 10 * time.Minute, Expect: Expect{Approved: true, Polled: true}, Line: 12},
 		{Kind: Degrade, VM: "db-1", Timeout: 10 * time.Minute, Expect: Expect{Approved: true, Polled: true}, Line: 13},
 		{Kind: Fail, VM: "db-2", Timeout: 10 * time.Minute, Expect: Expect{Approved: true, Polled: true}, Line: 14},
-		{Kind: Evict, VM: "spot-0", Timeout: time.Minute, Line: 15,
+		{Kind: Evict, VM: "spot-0", Timeout: time.Minute, Line: 16,
 			Expect: Expect{Approved: true, Polled: true, Health: &Health{Command: "exit 0", Within: DefaultHealthWithin}}},
-		{Kind: Wait, Wait: 90 * time.Second, Timeout: 10 * time.Minute, Expect: Expect{Approved: true, Polled: true}, Line: 18},
-		{Kind: WaitForPolls, Scopes: []string{"web"}, Timeout: DefaultPollsTimeout, Expect: Expect{Approved: true, Polled: true}, Line: 19},
+		{Kind: Wait, Wait: 90 * time.Second, Timeout: 10 * time.Minute, Expect: Expect{Approved: true, Polled: true}, Line: 19},
+		{Kind: WaitForPolls, Scopes: []string{"web"}, Timeout: DefaultPollsTimeout, Expect: Expect{Approved: true, Polled: true}, Line: 20},
 	}
 	if len(f.Steps) != len(want) {
 		t.Fatalf("%d steps, want %d", len(f.Steps), len(want))
@@ -118,6 +119,7 @@ func TestParseProblems(t *testing.T) {
 		{"expect bool", "steps:\n  - restart: a\n    expect: {approved: yes please}", `d.yaml:3:24: steps[0].expect.approved: want true or false, got "yes please"`},
 		{"empty health", "steps:\n  - restart: a\n    expect: {health: ' '}", "d.yaml:3:22: steps[0].expect.health: the command is empty"},
 		{"health without command", "steps:\n  - restart: a\n    expect: {health: {within: 1m}}", "d.yaml:3:22: steps[0].expect.health: want the command to run"},
+		{"approval of a failure", "steps:\n  - fail: a\n    expect: {polled: true, approveWithin: 1s}", "d.yaml:3:28: steps[0].expect.approveWithin: a hardware failure starts at once: there is no approval to expect"},
 		{"degrade without vm", "steps:\n  - degrade: {notice: 1h}", "d.yaml:2:14: steps[0].degrade: want the vm to degrade"},
 		{"no scopes to wait for", "steps:\n  - waitForPolls: []", "d.yaml:2:19: steps[0].waitForPolls: want the scopes whose VMs must poll"},
 		{"anchors", "steps:\n  - &a {restart: x}\n  - *a", "anchors and aliases are not supported"},

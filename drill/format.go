@@ -18,6 +18,8 @@ import (
 func (r *Report) Verdict() string {
 	failed, total := r.Failed()
 	switch {
+	case r.Incomplete != "":
+		return "INCOMPLETE: the drill could not run to its end"
 	case failed > 0:
 		return fmt.Sprintf("FAILED: %d of %s failed", failed, plural.Count(total, "check", "checks"))
 	case !r.Passed:
@@ -28,7 +30,11 @@ func (r *Report) Verdict() string {
 
 // WriteText writes the report as tables, for a terminal.
 func (r *Report) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "drill %q %s (%s, %s)\n\n", r.Drill, r.Verdict(), r.File, roundDuration(r.Ended.Sub(r.Started)))
+	fmt.Fprintf(w, "drill %q %s (%s, %s)\n", r.Drill, r.Verdict(), r.File, roundDuration(r.Ended.Sub(r.Started)))
+	if r.Incomplete != "" {
+		fmt.Fprintf(w, "%s\n", r.Incomplete)
+	}
+	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STEP\tEVENT\tTYPE\tVM\tSEEN AFTER\tAPPROVED AFTER\tOUTCOME\tHEALTH")
 	for i, s := range r.Steps {
@@ -64,6 +70,9 @@ func (r *Report) WriteText(w io.Writer) error {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	fmt.Fprintf(w, "# Drill %s: %s\n\n", mdEscape(r.Drill), r.Verdict())
 	fmt.Fprintf(w, "File `%s`, started %s, took %s.\n\n", r.File, r.Started.UTC().Format(time.RFC3339), roundDuration(r.Ended.Sub(r.Started)))
+	if r.Incomplete != "" {
+		fmt.Fprintf(w, "%s.\n\n", mdEscape(r.Incomplete))
+	}
 	for i, s := range r.Steps {
 		fmt.Fprintf(w, "## Step %d: %s\n\n", i+1, mdEscape(s.Name))
 		if s.Skipped != "" {
@@ -79,9 +88,15 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			}
 			fmt.Fprintln(w)
 		}
+		if len(s.Rows) == 0 && len(s.Checks) == 0 {
+			fmt.Fprintln(w, "No event, nothing to check.")
+		}
 		for _, c := range s.Checks {
 			mark := "PASS"
-			if !c.Passed {
+			switch {
+			case c.Error:
+				mark = "**ERROR**"
+			case !c.Passed:
 				mark = "**FAIL**"
 			}
 			fmt.Fprintf(w, "- %s %s: %s\n", mark, mdEscape(c.Name), mdEscape(c.Detail))
@@ -112,6 +127,7 @@ type (
 		Name     string       `xml:"name,attr"`
 		Tests    int          `xml:"tests,attr"`
 		Failures int          `xml:"failures,attr"`
+		Errors   int          `xml:"errors,attr"`
 		Skipped  int          `xml:"skipped,attr"`
 		Time     float64      `xml:"time,attr"`
 		Suites   []junitSuite `xml:"testsuite"`
@@ -120,6 +136,7 @@ type (
 		Name      string      `xml:"name,attr"`
 		Tests     int         `xml:"tests,attr"`
 		Failures  int         `xml:"failures,attr"`
+		Errors    int         `xml:"errors,attr"`
 		Skipped   int         `xml:"skipped,attr"`
 		Time      float64     `xml:"time,attr"`
 		Timestamp string      `xml:"timestamp,attr,omitempty"`
@@ -129,6 +146,7 @@ type (
 		Name      string        `xml:"name,attr"`
 		Classname string        `xml:"classname,attr"`
 		Failure   *junitMessage `xml:"failure,omitempty"`
+		Error     *junitMessage `xml:"error,omitempty"`
 		Skipped   *junitMessage `xml:"skipped,omitempty"`
 		SystemOut string        `xml:"system-out,omitempty"`
 	}
@@ -158,9 +176,15 @@ func (r *Report) WriteJUnit(w io.Writer) error {
 		}
 		for _, c := range s.Checks {
 			tc := junitCase{Name: c.Name, Classname: class}
-			if c.Passed {
+			switch {
+			case c.Passed:
 				tc.SystemOut = c.Detail
-			} else {
+			case c.Error:
+				tc.Error = &junitMessage{Message: c.Detail, Text: c.Detail}
+				suite.Errors++
+				doc.Errors++
+				doc.Failures--
+			default:
 				tc.Failure = &junitMessage{Message: c.Detail, Text: c.Detail}
 				suite.Failures++
 			}

@@ -80,11 +80,37 @@ func TestWriteJUnit(t *testing.T) {
 	if doc.Tests != 3 || doc.Failures != 1 || doc.Skipped != 1 || len(doc.Suites) != 2 {
 		t.Errorf("root: %d tests, %d failures, %d skipped, %d suites; want 3, 1, 1, 2", doc.Tests, doc.Failures, doc.Skipped, len(doc.Suites))
 	}
+	if doc.Errors != 0 {
+		t.Errorf("root: %d errors, want 0", doc.Errors)
+	}
 	tc := doc.Suites[0].Cases[1]
 	if tc.Failure == nil || tc.Failure.Message != "still in flight" || tc.Classname != "drill.a|b <x&y>.step1" {
 		t.Errorf("failed case %+v", tc)
 	}
 	if s := doc.Suites[1]; s.Skipped != 1 || s.Cases[0].Skipped == nil {
 		t.Errorf("skipped suite %+v", s)
+	}
+}
+
+// TestWriteJUnitError: a drill that could not run to its end writes an
+// error, not a failure of the applications.
+func TestWriteJUnitError(t *testing.T) {
+	rep := stoppedReport()
+	rep.Incomplete = "step 1 (restart web-0): interrupted: context canceled"
+	rep.Steps[0].Checks[1] = &Check{Name: "the step runs to its end", Error: true, Detail: "interrupted: context canceled"}
+	var b bytes.Buffer
+	if err := rep.WriteJUnit(&b); err != nil {
+		t.Fatal(err)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	tc := doc.Suites[0].Cases[1]
+	if doc.Errors != 1 || doc.Failures != 0 || tc.Error == nil || tc.Failure != nil {
+		t.Errorf("root: %d errors, %d failures; case %+v; want one error and no failure", doc.Errors, doc.Failures, tc)
+	}
+	if v := rep.Verdict(); !strings.HasPrefix(v, "INCOMPLETE") {
+		t.Errorf("verdict %q", v)
 	}
 }

@@ -16,7 +16,10 @@ type Report struct {
 	Started time.Time     `json:"started"`
 	Ended   time.Time     `json:"ended"`
 	Passed  bool          `json:"passed"`
-	Steps   []*StepReport `json:"steps"`
+	// Incomplete says why the drill could not run to its end (an action
+	// the server refused, the server lost, an interruption); "" if it did.
+	Incomplete string        `json:"incomplete,omitempty"`
+	Steps      []*StepReport `json:"steps"`
 }
 
 // StepReport is what one step did and found.
@@ -116,10 +119,12 @@ type HealthResult struct {
 	Output string `json:"output,omitempty"`
 }
 
-// Check is one expectation, checked.
+// Check is one expectation, checked. A check with Error is not about the
+// applications: the drill could not run to its end.
 type Check struct {
 	Name   string `json:"name"`
 	Passed bool   `json:"passed"`
+	Error  bool   `json:"error,omitempty"`
 	// Detail says what was seen: why it failed, or how it passed.
 	Detail string `json:"detail,omitempty"`
 }

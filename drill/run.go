@@ -75,12 +75,13 @@ func (r *Runner) Run(ctx context.Context, f *File) (*Report, error) {
 		case errors.Is(err, errStop):
 			stopped = fmt.Sprintf("step %d (%s) stopped the drill", i+1, step.Title())
 		case err != nil:
-			broken = fmt.Errorf("step %d (%s): %w", i+1, step.Title(), err)
 			if ctx.Err() != nil {
-				broken = fmt.Errorf("step %d (%s): interrupted: %w", i+1, step.Title(), ctx.Err())
+				err = fmt.Errorf("interrupted: %w", context.Cause(ctx))
 			}
-			sr.Checks = append(sr.Checks, &Check{Name: "the step runs to its end", Detail: broken.Error()})
+			broken = fmt.Errorf("step %d (%s): %w", i+1, step.Title(), err)
+			sr.Checks = append(sr.Checks, &Check{Name: "the step runs to its end", Error: true, Detail: err.Error()})
 			stopped = fmt.Sprintf("step %d (%s) could not run to its end", i+1, step.Title())
+			rep.Incomplete = broken.Error()
 		}
 		printVerdict(out, fmt.Sprintf("step %d/%d", i+1, len(f.Steps)), sr)
 	}
@@ -190,11 +191,12 @@ func (r *Runner) runStep(ctx context.Context, step *Step, sr *StepReport, out *p
 		return fmt.Errorf("the server refused the step's action: %w", err)
 	}
 	err := run.follow(ctx)
-	// A step cut short is not judged on what it saw so far.
-	run.report(err == nil || errors.Is(err, errStop))
 	if err != nil {
 		run.withdraw(ctx)
 	}
+	// A step stopped early is not judged on the half of its events it saw:
+	// its one failure is the timeout, or the interruption.
+	run.report(err == nil)
 	return err
 }
 

@@ -138,7 +138,9 @@ func (s *stepRun) follow(ctx context.Context) error {
 		s.lookPolls(ctx)
 		s.flush()
 	}
-	s.out.status("  waiting for health checks")
+	if s.step.Expect.Health != nil {
+		s.out.status("  waiting for health checks")
+	}
 	s.health.Wait()
 	return nil
 }
@@ -428,10 +430,12 @@ func (s *stepRun) withdraw(ctx context.Context) {
 		switch {
 		case !ev.InFlight():
 		case ev.Status == forewarn.Scheduled:
-			if _, err := fleet.Cancel(ctx, id); err != nil && !errors.Is(err, forewarn.ErrNotFound) {
+			cancelled, err := fleet.Cancel(ctx, id)
+			if err != nil {
 				s.out.linef("  could not cancel event %s: %s", id, err)
 				continue
 			}
+			s.events[id].ev = cancelled
 			s.sr.Withdrawn = append(s.sr.Withdrawn, "event "+id)
 		default:
 			goingOn = append(goingOn, id)

@@ -25,15 +25,13 @@ type drillRunOptions struct {
 }
 
 func newDrillCommand() *cobra.Command {
-	a := &adminOptions{}
 	cmd := newGroupCommand("drill", "Run a readiness drill: maintenance on the fleet, and a pass or a fail for its applications")
-	addAdminFlags(cmd, a)
-	cmd.AddCommand(newDrillRunCommand(a), newDrillCheckCommand())
+	cmd.AddCommand(newDrillRunCommand(), newDrillCheckCommand())
 	return cmd
 }
 
-func newDrillRunCommand(a *adminOptions) *cobra.Command {
-	o := &drillRunOptions{admin: a}
+func newDrillRunCommand() *cobra.Command {
+	o := &drillRunOptions{admin: &adminOptions{}}
 	cmd := &cobra.Command{
 		Use:   "run FILE",
 		Short: "Run the drill of a drill file against a server (--server) or one of its own (--serve)",
@@ -55,7 +53,8 @@ every check passed, 1 when one failed, 2 when the drill could not run.`,
 			return o.run(cmd.Context(), args[0], cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return exitCode(2, err) })
+	cmd.SetFlagErrorFunc(usageError)
+	addAdminFlags(cmd, o.admin)
 	f := cmd.Flags()
 	f.StringVar(&o.report, "report", "", "also write the report as Markdown to this file")
 	f.StringVar(&o.junit, "junit", "", "also write the report as JUnit XML to this file (one test case per check)")
@@ -65,10 +64,10 @@ every check passed, 1 when one failed, 2 when the drill could not run.`,
 }
 
 func newDrillCheckCommand() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "check FILE",
-		Short: "Check a drill file and the fleet file it names without running it: every problem, with its line and column; exit 1 if there is one",
-		Args:  cobra.ExactArgs(1),
+		Short: "Check a drill file and the fleet file it names without running it: every problem, with its line and column; exit 1 if there is one, 2 on a usage error",
+		Args:  exitCodeArgs(2, cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := loadDrill(args[0], cmd.ErrOrStderr())
 			if err != nil {
@@ -79,7 +78,13 @@ func newDrillCheckCommand() *cobra.Command {
 			return err
 		},
 	}
+	cmd.SetFlagErrorFunc(usageError)
+	return cmd
 }
+
+// usageError gives a flag's error the exit status of a drill that could
+// not run.
+func usageError(_ *cobra.Command, err error) error { return exitCode(2, err) }
 
 // loadDrill loads a drill file. Its problems go to stderr one a line, each
 // beginning FILE:LINE:COLUMN as editors and CI systems' problem matchers
@@ -139,7 +144,7 @@ func (o *drillRunOptions) run(ctx context.Context, path string, stdout, stderr i
 		return exitCode(2, err)
 	}
 	if failed, total := rep.Failed(); !rep.Passed {
-		return exitCode(1, fmt.Errorf("%w: %d of %d checks failed", errDrillFailed, failed, total))
+		return exitCode(1, fmt.Errorf("%w: %d of %s failed", errDrillFailed, failed, plural.Count(total, "check", "checks")))
 	}
 	return nil
 }
