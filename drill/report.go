@@ -10,12 +10,12 @@ import (
 // Report is what a drill found: per step, its events, what each hit VM did
 // and every expectation checked.
 type Report struct {
-	Drill   string        `json:"drill"`
-	File    string        `json:"file"`
-	Server  string        `json:"server,omitempty"`
-	Started time.Time     `json:"started"`
-	Ended   time.Time     `json:"ended"`
-	Passed  bool          `json:"passed"`
+	Drill   string    `json:"drill"`
+	File    string    `json:"file"`
+	Server  string    `json:"server,omitempty"`
+	Started time.Time `json:"started"`
+	Ended   time.Time `json:"ended"`
+	Passed  bool      `json:"passed"`
 	// Incomplete says why the drill could not run to its end (an action
 	// the server refused, the server lost, an interruption); "" if it did.
 	Incomplete string        `json:"incomplete,omitempty"`
