@@ -1,6 +1,7 @@
 package drill
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -79,8 +80,8 @@ type Step struct {
 	// Timeout bounds the step: its events must have ended by then.
 	Timeout time.Duration
 	Expect  Expect
-	// Line is where the step is declared.
-	Line int
+	// Line and Column are where the step is declared.
+	Line, Column int
 }
 
 // Expect is what must hold of a step's events.
@@ -159,9 +160,6 @@ func Parse(path string, data []byte) (*File, error) {
 	}
 	p := &parser{Parser: yamlnode.Parser{Name: path}}
 	f := p.file(root)
-	if err := p.Err(); err != nil {
-		return nil, err
-	}
 	f.Path = path
 	if f.Name == "" {
 		f.Name = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
@@ -169,10 +167,22 @@ func Parse(path string, data []byte) (*File, error) {
 	if f.Fleet != "" && !filepath.IsAbs(f.Fleet) {
 		f.Fleet = filepath.Join(filepath.Dir(path), f.Fleet)
 	}
+	var fleetProblems []yamlnode.Problem
 	if f.Fleet != "" {
-		if f.FleetFile, err = fleetfile.Load(f.Fleet); err != nil {
-			return nil, fmt.Errorf("%s: the fleet file it names: %w", path, err)
+		f.FleetFile, err = fleetfile.Load(f.Fleet)
+		if pe, ok := errors.AsType[*fleetfile.ParseError](err); ok {
+			fleetProblems = pe.Problems
+		} else if err != nil {
+			p.Addf(p.fleetNode, "fleet", "%v", err)
 		}
+	}
+	// The drill file's problems, then the fleet file's.
+	if err := p.Err(); err != nil || fleetProblems != nil {
+		var problems []yamlnode.Problem
+		if pe, ok := errors.AsType[*yamlnode.ParseError](err); ok {
+			problems = pe.Problems
+		}
+		return nil, &yamlnode.ParseError{Problems: append(problems, fleetProblems...)}
 	}
 	return f, nil
 }
@@ -180,6 +190,9 @@ func Parse(path string, data []byte) (*File, error) {
 // parser reads the nodes of one drill file.
 type parser struct {
 	yamlnode.Parser
+	// fleetNode is the value of the fleet field, where a fleet file that
+	// cannot be read is at fault.
+	fleetNode *yaml.Node
 }
 
 // The fields of each part of a drill file.
@@ -206,6 +219,7 @@ func (p *parser) file(root *yaml.Node) *File {
 	}
 	if n := fs["fleet"]; n != nil {
 		f.Fleet, _ = p.Str(n, "fleet")
+		p.fleetNode = n
 	}
 	timeout := DefaultTimeout
 	if n := fs["timeout"]; n != nil {
@@ -224,7 +238,7 @@ func (p *parser) file(root *yaml.Node) *File {
 
 // step reads one step: exactly one action, its timeout and expectations.
 func (p *parser) step(it yamlnode.Item, timeout time.Duration) Step {
-	s := Step{Line: it.Node.Line, Timeout: timeout,
+	s := Step{Line: it.Node.Line, Column: it.Node.Column, Timeout: timeout,
 		Expect: Expect{Approved: true, Polled: true}}
 	fs, ok := p.Fields(it.Node, it.Path, stepFields...)
 	if !ok {

@@ -12,6 +12,7 @@ import (
 	"github.com/forewarn/forewarn"
 	"github.com/forewarn/forewarn/fleetfile"
 	"github.com/forewarn/forewarn/internal/plural"
+	"github.com/forewarn/forewarn/internal/yamlnode"
 )
 
 // DefaultInterval is how often a drill looks at the server.
@@ -126,11 +127,12 @@ func (r *Runner) applyFleet(ctx context.Context, file *fleetfile.File, out *prin
 
 // preflight checks that every VM and scope the steps name exists, or is
 // declared by the drill's fleet file, so that a typo stops the drill
-// before it has done anything.
+// before it has done anything. The missing ones are a
+// *yamlnode.ParseError, each placed at its step.
 func (r *Runner) preflight(ctx context.Context, f *File) error {
 	scopes, vms := declared(f.FleetFile)
-	var missing []error
-	for _, s := range f.Steps {
+	var missing []yamlnode.Problem
+	for i, s := range f.Steps {
 		var err error
 		switch {
 		case s.VM != "":
@@ -149,12 +151,16 @@ func (r *Runner) preflight(ctx context.Context, f *File) error {
 		}
 		switch {
 		case errors.Is(err, forewarn.ErrNotFound):
-			missing = append(missing, fmt.Errorf("%s:%d: %s", f.Path, s.Line, forewarn.ErrorMessage(err)))
+			missing = append(missing, yamlnode.Problem{File: f.Path, Line: s.Line, Column: s.Column,
+				Field: yamlnode.Index("steps", i) + "." + string(s.Kind), Message: forewarn.ErrorMessage(err) + " on the server"})
 		case err != nil:
 			return err
 		}
 	}
-	return errors.Join(missing...)
+	if len(missing) > 0 {
+		return &yamlnode.ParseError{Problems: missing}
+	}
+	return nil
 }
 
 // declared returns the scopes and VMs a fleet file declares, by key.

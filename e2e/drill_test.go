@@ -189,6 +189,14 @@ func TestDrillCannotRun(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("steps:\n  - restart: web-0\n    wait: 1s\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	badFleet := filepath.Join(dir, "badfleet.yaml")
+	if err := os.WriteFile(badFleet, []byte("fleet: nofleet.yaml\nsteps:\n  - wait: never\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	keep := filepath.Join(dir, "keep.md")
+	if err := os.WriteFile(keep, []byte("an older report\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	waits := filepath.Join(dir, "waits.yaml")
 	if err := os.WriteFile(waits, []byte("steps:\n  - wait: 1s\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -207,17 +215,26 @@ func TestDrillCannotRun(t *testing.T) {
 		{[]string{"drill", "run", "--junit", filepath.Join(dir, "no", "j.xml"), waits}, "--junit: open "},
 		{[]string{"drill", "run"}, "accepts 1 arg(s), received 0"},
 		{[]string{"drill", "run", "-o", "yaml", waits}, `"yaml" is not table or json`},
+		{[]string{"drill", "check"}, "accepts 1 arg(s), received 0"},
+		// Every problem at once, the fleet file's too, one a line.
+		{[]string{"drill", "check", badFleet}, badFleet + ":1:8: fleet: fleet file: open " + filepath.Join(dir, "nofleet.yaml") +
+			": no such file or directory\n" + badFleet + ":3:11: steps[0].wait: \"never\" is not a duration"},
+		// A drill that cannot run leaves an older report as it was.
+		{[]string{"drill", "run", "--server", "http://127.0.0.1:1", "--report", keep, waits}, "is forewarn serve running"},
 	} {
 		cmd := exec.Command(binary, tc.args...)
 		cmd.Env = append(os.Environ(), "FOREWARN_TOKEN=x")
 		out, err := cmd.CombinedOutput()
 		exit, _ := errors.AsType[*exec.ExitError](err)
 		want := 2
-		if tc.args[1] == "check" {
+		if tc.args[1] == "check" && len(tc.args) > 2 {
 			want = 1
 		}
 		if exit == nil || exit.ExitCode() != want || !strings.Contains(string(out), tc.want) {
 			t.Errorf("forewarn %s: %v\n%s\nwant exit %d and %q", strings.Join(tc.args, " "), err, out, want, tc.want)
 		}
+	}
+	if data, err := os.ReadFile(keep); err != nil || string(data) != "an older report\n" {
+		t.Errorf("the older report after a drill that did not run: %q, %v", data, err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -86,16 +87,23 @@ func newDrillCheckCommand() *cobra.Command {
 // not run.
 func usageError(_ *cobra.Command, err error) error { return exitCode(2, err) }
 
-// loadDrill loads a drill file. Its problems go to stderr one a line, each
-// beginning FILE:LINE:COLUMN as editors and CI systems' problem matchers
-// read them, and the error sums them up.
+// loadDrill loads a drill file.
 func loadDrill(path string, stderr io.Writer) (*drill.File, error) {
 	f, err := drill.Load(path)
-	if pe, ok := errors.AsType[*fleetfile.ParseError](err); ok {
-		fmt.Fprintln(stderr, pe.Error())
-		return nil, fmt.Errorf("%s: %s", pe.Problems[0].File, plural.Count(len(pe.Problems), "problem", "problems"))
+	return f, printProblems(err, stderr)
+}
+
+// printProblems prints the problems of a drill or fleet file to stderr one
+// a line, each beginning FILE:LINE:COLUMN as editors and CI systems'
+// problem matchers read them, and returns an error that sums them up.
+// Another error it returns as it is.
+func printProblems(err error, stderr io.Writer) error {
+	pe, ok := errors.AsType[*fleetfile.ParseError](err)
+	if !ok {
+		return err
 	}
-	return f, err
+	fmt.Fprintln(stderr, pe.Error())
+	return fmt.Errorf("%s: %s", pe.Problems[0].File, plural.Count(len(pe.Problems), "problem", "problems"))
 }
 
 // errDrillFailed is a drill that ran and failed a check.
@@ -123,7 +131,7 @@ func (o *drillRunOptions) run(ctx context.Context, path string, stdout, stderr i
 		}
 		runner.Fleet, runner.Polls = fleet, polls
 		rep, err = runner.Run(ctx, f)
-		return err
+		return printProblems(err, stderr)
 	}
 	if o.serve.on {
 		runner.Server = "embedded"
@@ -155,6 +163,9 @@ type reportFile struct {
 	flag, path string
 	write      func(*drill.Report, io.Writer) error
 	fh         *os.File
+	// created says the file did not exist before: a drill that never ran
+	// removes it, and leaves one that existed as it was.
+	created bool
 }
 
 type reportFiles []reportFile
@@ -169,22 +180,26 @@ func (o *drillRunOptions) createFiles() (reportFiles, error) {
 		if f.path == "" {
 			continue
 		}
-		fh, err := os.Create(f.path)
+		_, statErr := os.Stat(f.path)
+		fh, err := os.OpenFile(f.path, os.O_WRONLY|os.O_CREATE, 0o666)
 		if err != nil {
 			files.remove()
 			return nil, fmt.Errorf("%s: %w", f.flag, err)
 		}
-		f.fh = fh
+		f.fh, f.created = fh, errors.Is(statErr, fs.ErrNotExist)
 		files = append(files, f)
 	}
 	return files, nil
 }
 
-// remove closes and removes the files, for a drill that never ran.
+// remove closes the files, for a drill that never ran, and removes those
+// it created.
 func (files reportFiles) remove() {
 	for _, f := range files {
 		f.fh.Close()
-		os.Remove(f.fh.Name())
+		if f.created {
+			os.Remove(f.fh.Name())
+		}
 	}
 }
 
@@ -198,7 +213,10 @@ func (o *drillRunOptions) write(rep *drill.Report, stdout io.Writer, files repor
 		err = rep.WriteText(stdout)
 	}
 	for _, f := range files {
-		werr := f.write(rep, f.fh)
+		werr := f.fh.Truncate(0)
+		if werr == nil {
+			werr = f.write(rep, f.fh)
+		}
 		if cerr := f.fh.Close(); werr == nil {
 			werr = cerr
 		}
