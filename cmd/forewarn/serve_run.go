@@ -205,7 +205,13 @@ func (o *serveOptions) serve(ctx context.Context, log *slog.Logger, fab *fabric.
 	case err = <-errc:
 		err = fmt.Errorf("serve: %w", err)
 	case err = <-ran:
-		err = fmt.Errorf("control plane: %w", err)
+		// The control plane ends with ctx too: when both are ready, select
+		// may take this case for what is a shutdown.
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			err = nil
+		} else {
+			err = fmt.Errorf("control plane: %w", err)
+		}
 		ran <- nil
 	}
 	log.Info("shutting down")
