@@ -73,14 +73,5 @@ func serveFast(ctx context.Context, ln net.Listener, body []byte, etag string, s
 	srv := &fasthttp.Server{Handler: h.serve, ReadTimeout: 10 * time.Second, NoDefaultServerHeader: true,
 		DisableHeaderNamesNormalizing: true}
 	fmt.Fprintf(stderr, "listening addr=%s\n", ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve: %w", err)
-	case <-ctx.Done():
-	}
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	return srv.ShutdownWithContext(shutdownCtx)
+	return serveUntil(ctx, func() error { return srv.Serve(ln) }, srv.ShutdownWithContext)
 }

@@ -75,8 +75,14 @@ func serve(ctx context.Context, o options, stderr io.Writer) error {
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
 	srv.RegisterOnShutdown(h.stop) // answer the held long-polls, or Shutdown waits for them
 	fmt.Fprintf(stderr, "listening addr=%s\n", ln.Addr())
+	return serveUntil(ctx, func() error { return srv.Serve(ln) }, srv.Shutdown)
+}
+
+// serveUntil runs serve until it fails or ctx is done, then shuts down,
+// giving the requests in flight 5 s.
+func serveUntil(ctx context.Context, serve func() error, shutdown func(context.Context) error) error {
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- serve() }()
 	select {
 	case err := <-errc:
 		return fmt.Errorf("serve: %w", err)
@@ -84,7 +90,7 @@ func serve(ctx context.Context, o options, stderr io.Writer) error {
 	}
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
+	if err := shutdown(shutdownCtx); err != nil {
 		return fmt.Errorf("shut down: %w", err)
 	}
 	return nil
