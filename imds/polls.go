@@ -25,23 +25,25 @@ type vmPolls struct {
 	polls     atomic.Int64
 	firstPoll atomic.Int64 // in Unix nanoseconds, 0 before the first poll
 	lastPoll  atomic.Int64
-	// served holds, per api-version of eventVersions, the state last served
-	// at that version: only another state, or another version, which shows
-	// other event types, can show the VM an event it has not seen.
-	served []atomic.Pointer[scopeState]
+	// served is the state last served and its api-version: only another
+	// state, or another version, which shows other event types, can show
+	// the VM an event it has not seen. A VM that changes versions at every
+	// poll has its sightings checked at every poll, which allocates.
+	served atomic.Pointer[servedState]
 
 	mu sync.Mutex
-	// seen lists the sightings oldest first; seenIDs holds their events.
-	seen    []forewarn.Sighting
-	seenIDs map[string]struct{}
+	// seen lists the sightings oldest first: a few, searched in order (a
+	// map per VM would cost more memory than it saves time).
+	seen []forewarn.Sighting
 }
 
-func newVMPolls() *vmPolls {
-	return &vmPolls{
-		served:  make([]atomic.Pointer[scopeState], len(eventVersions)),
-		seenIDs: make(map[string]struct{}),
-	}
+// servedState is a state served at an api-version of eventVersions.
+type servedState struct {
+	state   *scopeState
+	version int
 }
+
+func newVMPolls() *vmPolls { return &vmPolls{} }
 
 // adoptPolls gives st a poll record for each of its VMs: the one prev had
 // for the VM if any, else a new one. Records of VMs that left the scope go
@@ -91,7 +93,7 @@ func (p *vmPolls) record(st *scopeState, v int, now time.Time) {
 	if p.firstPoll.Load() == 0 {
 		p.firstPoll.CompareAndSwap(0, n)
 	}
-	if p.served[v].Load() != st {
+	if sv := p.served.Load(); sv == nil || sv.state != st || sv.version != v {
 		p.see(st, v, now)
 	}
 }
@@ -102,7 +104,7 @@ func (p *vmPolls) record(st *scopeState, v int, now time.Time) {
 func (p *vmPolls) see(st *scopeState, v int, now time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.served[v].Load() == st {
+	if sv := p.served.Load(); sv != nil && sv.state == st && sv.version == v {
 		return // another poll got here first
 	}
 	ver := &eventVersions[v]
@@ -111,13 +113,12 @@ func (p *vmPolls) see(st *scopeState, v int, now time.Time) {
 			continue
 		}
 		id := string(forewarn.KeyOf(e.ID))
-		if _, ok := p.seenIDs[id]; !ok {
-			p.seenIDs[id] = struct{}{}
+		if !slices.ContainsFunc(p.seen, func(s forewarn.Sighting) bool { return s.Event == id }) {
 			p.seen = append(p.seen, forewarn.Sighting{Event: id, At: now})
 		}
 	}
 	p.forgetEnded(st)
-	p.served[v].Store(st)
+	p.served.Store(&servedState{state: st, version: v})
 }
 
 // forgetEnded drops the oldest sightings of events st does not have, all
@@ -138,7 +139,6 @@ func (p *vmPolls) forgetEnded(st *scopeState) {
 	for _, s := range p.seen {
 		if _, ok := current[s.Event]; !ok && drop > 0 {
 			drop--
-			delete(p.seenIDs, s.Event)
 			continue
 		}
 		kept = append(kept, s)
