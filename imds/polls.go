@@ -43,8 +43,6 @@ type servedState struct {
 	version int
 }
 
-func newVMPolls() *vmPolls { return &vmPolls{} }
-
 // adoptPolls gives st a poll record for each of its VMs: the one prev had
 // for the VM if any, else a new one. Records of VMs that left the scope go
 // with prev. s.mu must be held.
@@ -54,7 +52,7 @@ func (st *scopeState) adoptPolls(prev *scopeState) {
 		key := forewarn.KeyOf(vm.Name)
 		p := prev.pollsOf(key)
 		if p == nil {
-			p = newVMPolls()
+			p = new(vmPolls)
 		}
 		st.polls[key] = p
 	}
@@ -124,10 +122,9 @@ func (p *vmPolls) see(st *scopeState, v int, now time.Time) {
 // forgetEnded drops the oldest sightings of events st does not have, all
 // but maxEndedSightings of them. p.mu must be held.
 func (p *vmPolls) forgetEnded(st *scopeState) {
-	current := st.eventIDs()
 	ended := 0
 	for _, s := range p.seen {
-		if _, ok := current[s.Event]; !ok {
+		if !st.hasEvent(s.Event) {
 			ended++
 		}
 	}
@@ -137,7 +134,7 @@ func (p *vmPolls) forgetEnded(st *scopeState) {
 	}
 	kept := p.seen[:0]
 	for _, s := range p.seen {
-		if _, ok := current[s.Event]; !ok && drop > 0 {
+		if drop > 0 && !st.hasEvent(s.Event) {
 			drop--
 			continue
 		}

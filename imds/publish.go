@@ -10,8 +10,9 @@ var _ forewarn.Publisher = (*Server)(nil)
 
 // PublishScope replaces the scope's snapshot: its incarnation, events and
 // VMs. Addresses of VMs no longer in the scope stop resolving to it, and
-// their poll records are dropped; long-polls held on the scope answer. A snapshot older than the one served (a
-// lower incarnation) is ignored. The snapshot must not change afterwards.
+// their poll records are dropped; long-polls held on the scope answer. A
+// snapshot older than the one served (a lower incarnation) is ignored. The
+// snapshot must not change afterwards.
 func (s *Server) PublishScope(snap *forewarn.ScopeSnapshot) {
 	if snap == nil || snap.Scope == nil {
 		s.log.Error("publish: snapshot without a scope, ignored")

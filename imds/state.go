@@ -2,6 +2,7 @@ package imds
 
 import (
 	"net/netip"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -27,10 +28,6 @@ type scopeState struct {
 	// poll records by VM key (adoptPolls), set once under Server.mu.
 	vms   []*forewarn.VM
 	polls map[forewarn.Key]*vmPolls
-	// ids is the set of the events' ids as the document shows them, made
-	// on first use (eventIDs).
-	idsOnce sync.Once
-	ids     map[string]struct{}
 }
 
 // renderedDoc is the document of one api-version, rendered on first use,
@@ -104,16 +101,10 @@ func (st *scopeState) document(v int) *renderedDoc {
 	return d
 }
 
-// eventIDs returns the set of the ids of st's events as the document shows
-// them.
-func (st *scopeState) eventIDs() map[string]struct{} {
-	st.idsOnce.Do(func() {
-		st.ids = make(map[string]struct{}, len(st.events))
-		for _, e := range st.events {
-			if e != nil {
-				st.ids[string(forewarn.KeyOf(e.ID))] = struct{}{}
-			}
-		}
+// hasEvent reports whether st has the event of id, as the document shows
+// it.
+func (st *scopeState) hasEvent(id string) bool {
+	return slices.ContainsFunc(st.events, func(e *forewarn.Event) bool {
+		return e != nil && string(forewarn.KeyOf(e.ID)) == id
 	})
-	return st.ids
 }
