@@ -21,17 +21,19 @@ func (s *stepRun) report(judge bool) {
 	for _, id := range s.order {
 		t := s.events[id]
 		row := eventRow(t)
-		event := func(d detail) detail { return d.about(id) }
 		s.sr.Events = append(s.sr.Events, row)
 		if row.StartedUnapproved() {
 			s.sr.Unapproved = append(s.sr.Unapproved, id)
 		}
-		if judge && exp.ApproveWithin > 0 && row.Operation != forewarn.OpFail {
-			s.check(fmt.Sprintf("%s is approved by a VM within %s", row.Title(),
-				forewarn.FormatDuration(exp.ApproveWithin)), event(approvedWithin(row, exp.ApproveWithin)))
-		}
-		if judge && exp.Approved && row.Operation != forewarn.OpFail {
-			s.check(fmt.Sprintf("%s does not start unapproved", row.Title()), event(notUnapproved(row)))
+		// A hardware failure starts at once: it has no approval to judge.
+		if judge && row.Operation != forewarn.OpFail {
+			if exp.ApproveWithin > 0 {
+				s.check(fmt.Sprintf("%s is approved by a VM within %s", row.Title(),
+					forewarn.FormatDuration(exp.ApproveWithin)), approvedWithin(row, exp.ApproveWithin).about(id))
+			}
+			if exp.Approved {
+				s.check(fmt.Sprintf("%s does not start unapproved", row.Title()), notUnapproved(row).about(id))
+			}
 		}
 		for _, vm := range row.Resources {
 			s.sr.Rows = append(s.sr.Rows, s.vmRow(t, row, vm))
@@ -47,7 +49,8 @@ func (s *stepRun) report(judge bool) {
 	if exp.Health != nil {
 		for _, r := range s.sr.Rows {
 			if r.Health != nil {
-				s.check(fmt.Sprintf("%s is healthy after its %s", r.VM, eventOf(s.sr, r.Event).Type), healthDetail(r.Health, exp.Health.Within).about(r.Event))
+				s.check(fmt.Sprintf("%s is healthy after its %s", r.VM, eventOf(s.sr, r.Event).Type),
+					healthDetail(r.Health, exp.Health.Within).about(r.Event))
 			}
 		}
 	}

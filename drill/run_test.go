@@ -107,13 +107,23 @@ func (e *drillEnv) asAdmin(fn func(forewarn.Fleet, context.Context, string) (*fo
 // run runs a drill file's text and returns its report.
 func (e *drillEnv) drill(text string) (*Report, error) {
 	e.t.Helper()
+	return e.drillFor(e.t.Context(), text)
+}
+
+// drillFor runs a drill file's text until ctx ends.
+func (e *drillEnv) drillFor(ctx context.Context, text string) (*Report, error) {
+	e.t.Helper()
 	f, err := Parse("d.yaml", []byte(text))
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	return e.runner().Run(ctx, f)
+}
+
+// runner is a Runner against the server, writing to e.out.
+func (e *drillEnv) runner() *Runner {
 	fleet := e.srv.Fleet()
-	r := &Runner{Fleet: fleet, Polls: fleet.(forewarn.PollLog), Out: &e.out, Interval: cmp.Or(e.interval, 20*time.Millisecond)}
-	return r.Run(e.t.Context(), f)
+	return &Runner{Fleet: fleet, Polls: fleet.(forewarn.PollLog), Out: &e.out, Interval: cmp.Or(e.interval, 20*time.Millisecond)}
 }
 
 // mustDrill runs a drill that must run to its end.
@@ -356,19 +366,13 @@ steps:
 // TestDrillInterruptedCampaign: a campaign cut short is cancelled.
 func TestDrillInterruptedCampaign(t *testing.T) {
 	e := newDrillEnv(t, []forewarntest.Option{forewarntest.WithDev()})
-	f, err := Parse("d.yaml", []byte("steps:\n  - campaign: {type: Reboot, scopes: [web]}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 	defer cancel()
-	fleet := e.srv.Fleet()
-	r := &Runner{Fleet: fleet, Polls: fleet.(forewarn.PollLog), Interval: 20 * time.Millisecond}
-	rep, err := r.Run(ctx, f)
+	rep, err := e.drillFor(ctx, "steps:\n  - campaign: {type: Reboot, scopes: [web]}\n")
 	if err == nil || rep == nil {
 		t.Fatalf("report %v, error %v", rep, err)
 	}
-	c, err := fleet.Campaign(t.Context(), rep.Steps[0].Campaign)
+	c, err := e.srv.Fleet().Campaign(t.Context(), rep.Steps[0].Campaign)
 	if err != nil || c.State != forewarn.CampaignCancelled {
 		t.Errorf("campaign %+v (%v), want it cancelled", c, err)
 	}
@@ -422,7 +426,7 @@ func TestDrillPreflight(t *testing.T) {
 		t.Fatal(err)
 	}
 	fleet := e.srv.Fleet()
-	_, err = (&Runner{Fleet: fleet, Polls: fleet.(forewarn.PollLog)}).Run(t.Context(), f)
+	_, err = e.runner().Run(t.Context(), f)
 	if err == nil || strings.Contains(err.Error(), "extra-0") || !strings.Contains(err.Error(), "web-9") {
 		t.Errorf("error %v, want web-9 only", err)
 	}
@@ -478,15 +482,9 @@ steps:
 // the report so far, the step marked failed and the later ones not run.
 func TestDrillInterrupted(t *testing.T) {
 	e := newDrillEnv(t, []forewarntest.Option{forewarntest.WithDev()}, app{"web-0", false})
-	f, err := Parse("d.yaml", []byte("steps:\n  - restart: web-0\n  - wait: 1s\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
 	defer cancel()
-	fleet := e.srv.Fleet()
-	r := &Runner{Fleet: fleet, Polls: fleet.(forewarn.PollLog), Interval: 20 * time.Millisecond}
-	rep, err := r.Run(ctx, f)
+	rep, err := e.drillFor(ctx, "steps:\n  - restart: web-0\n  - wait: 1s\n")
 	if !errors.Is(err, context.DeadlineExceeded) || rep == nil {
 		t.Fatalf("report %v, error %v; want a report and the context's error", rep, err)
 	}

@@ -260,7 +260,7 @@ func (s *stepRun) see(ev *forewarn.Event) {
 	}
 	if !ev.StartedAt.IsZero() && (old.StartedAt.IsZero() || old == ev) {
 		how := ""
-		if (&EventRow{StartedAt: ev.StartedAt, ApprovedBy: ev.ApprovedBy, Operation: ev.Operation}).StartedUnapproved() {
+		if eventRow(t).StartedUnapproved() {
 			how = " UNAPPROVED"
 		}
 		s.notef(ev.StartedAt, "event %s started%s", shortID(ev.ID), how)
