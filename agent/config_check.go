@@ -70,7 +70,8 @@ func (c *Config) check() *checker {
 		ch.add("endpoint", checkEndpoint(c.Endpoint))
 	}
 	if c.SourceAddr != "" {
-		ch.add("source_addr", checkSourceAddr(c.SourceAddr))
+		_, err := client.ParseSourceAddr(c.SourceAddr)
+		ch.add("source_addr", err)
 		if c.HTTPClient != nil {
 			ch.addf("source_addr", "set with Config.HTTPClient, which is used as it is: bind its dialer instead")
 		}
@@ -187,14 +188,6 @@ func checkHTTPURL(s string) (*url.URL, error) {
 		}
 	}
 	return u, nil
-}
-
-// checkSourceAddr checks the form of a source address: an IP address,
-// without a port. Whether this host owns it is for the first request to
-// find out.
-func checkSourceAddr(addr string) error {
-	_, err := client.ParseSourceAddr(addr)
-	return err
 }
 
 // checkAPIVersion checks the form of an api-version: a date, such as

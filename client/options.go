@@ -44,8 +44,9 @@ func WithHTTPClient(hc *http.Client) Option {
 // service knows the calling VM by the connection's source address, so this
 // lets several programs on one host act as several VMs (tests, drills;
 // Linux routes all of 127.0.0.0/8 to the loopback interface). An address
-// the host does not own fails each request with the dial error, which
-// names it. The zero Addr keeps the default.
+// the host cannot connect from (not its own, or not of the endpoint's
+// family) fails the request at once, not retried, with ErrSourceAddr and
+// the dial error, which names it. The zero Addr keeps the default.
 //
 // It shapes the default client only: a client given with WithHTTPClient is
 // used as it is, so the two together are refused, every request failing
