@@ -61,10 +61,15 @@ func (o *drillServeOptions) run(ctx context.Context, stderr io.Writer, fn func(c
 		dir = tmp
 	}
 	serve := newServeOptions()
+	// serve calls listening for the metadata listener, then for the admin
+	// API's, whose address the channel hands over.
+	var metadataAddr net.Addr
 	adminAddr := make(chan net.Addr, 1)
 	serve.listening = func(name string, addr net.Addr) {
 		if name == "admin" {
 			adminAddr <- addr
+		} else {
+			metadataAddr = addr
 		}
 	}
 	cmd := serve.command()
@@ -94,7 +99,7 @@ func (o *drillServeOptions) run(ctx context.Context, stderr io.Writer, fn func(c
 		return fmt.Errorf("--serve: %w", err)
 	}
 	fmt.Fprintf(stderr, "serving for the drill: metadata endpoint http://%s, admin API and dashboard http://%s (token in %s)\n",
-		o.metadataAddr, addr, filepath.Join(dir, tokenFile))
+		metadataAddr, addr, filepath.Join(dir, tokenFile))
 	client := admin.NewClient("http://"+addr.String(), token,
 		admin.WithHTTPClient(&http.Client{Timeout: 30 * time.Second}))
 	err = fn(ctx, client)
