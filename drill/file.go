@@ -402,20 +402,20 @@ func (p *parser) expect(e *Expect, n *yaml.Node, path string) {
 // and how long it may take to succeed.
 func (p *parser) health(n *yaml.Node, path string) *Health {
 	h := &Health{Within: DefaultHealthWithin}
-	cmd := n
+	cmd, cmdPath := n, path
 	if n.Kind == yaml.MappingNode {
 		fs, _ := p.Fields(n, path, healthFields...)
 		if cmd = fs["command"]; cmd == nil {
 			p.Addf(n, path, "want the command to run")
 			return h
 		}
-		path = yamlnode.Join(path, "command")
+		cmdPath = yamlnode.Join(path, "command")
 		if v := fs["within"]; v != nil {
-			h.Within, _ = p.Duration(v, yamlnode.Join(strings.TrimSuffix(path, ".command"), "within"))
+			h.Within, _ = p.Duration(v, yamlnode.Join(path, "within"))
 		}
 	}
-	if s, ok := p.Str(cmd, path); ok && strings.TrimSpace(s) == "" {
-		p.Addf(cmd, path, "the command is empty")
+	if s, ok := p.Str(cmd, cmdPath); ok && strings.TrimSpace(s) == "" {
+		p.Addf(cmd, cmdPath, "the command is empty")
 	} else {
 		h.Command = s
 	}
