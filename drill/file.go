@@ -48,12 +48,12 @@ type Kind string
 // The kinds of step. The user operations and the hardware events are
 // named as the operations they run.
 const (
-	Restart   = Kind(forewarn.OpRestart)
-	Redeploy  = Kind(forewarn.OpRedeploy)
-	Evict     = Kind(forewarn.OpEvict)
-	Terminate = Kind(forewarn.OpTerminate)
-	Fail      = Kind(forewarn.OpFail)
-	Degrade   = Kind(forewarn.OpDegrade)
+	Restart        = Kind(forewarn.OpRestart)
+	Redeploy       = Kind(forewarn.OpRedeploy)
+	Evict          = Kind(forewarn.OpEvict)
+	Terminate      = Kind(forewarn.OpTerminate)
+	Fail           = Kind(forewarn.OpFail)
+	Degrade        = Kind(forewarn.OpDegrade)
 	Campaign  Kind = "campaign"
 	Wait      Kind = "wait"
 	// WaitForPolls waits until every VM of some scopes has polled: until
