@@ -41,28 +41,28 @@ type longPoll struct {
 // X-Forwarded-For, Metadata header, query, caller, and fills in req, which
 // the caller provides so that it can live on its stack. Chaos and the rate
 // limit (rateLimit) follow.
-func (s *Server) admit(r *http.Request, rt route, req *request) *apiError {
-	if _, ok := r.Header["X-Forwarded-For"]; ok {
+func (s *Server) admit(in *incoming, rt route, req *request) *apiError {
+	if in.forwarded {
 		return errForwarded
 	}
 	// Exactly one Metadata field: two are one value, "true, false" or
 	// "true, true", as if sent on one line (RFC 9110 5.3), and not "true".
-	if v := r.Header["Metadata"]; len(v) != 1 || !strings.EqualFold(v[0], "true") {
+	if in.metadataFields != 1 || !strings.EqualFold(in.metadata, "true") {
 		return errMetadataHeader
 	}
 	// The query is a local of its own, apart from req: a small map that
 	// does not escape lives on the stack.
 	q := query{}
-	if aerr := q.parse(r.URL.RawQuery); aerr != nil {
+	if aerr := q.parse(in.rawQuery); aerr != nil {
 		return aerr
 	}
-	if aerr := req.parseParams(rt, r.Method, q); aerr != nil {
+	if aerr := req.parseParams(rt, in.method, q); aerr != nil {
 		return aerr
 	}
-	req.addr = remoteAddr(r)
+	req.addr = in.addr
 	c, known := s.lookup(req.addr)
 	if !known && rt != routeVersions {
-		return forbidden(addrText(req.addr, r.RemoteAddr))
+		return forbidden(addrText(req.addr, in))
 	}
 	req.caller = c
 	return nil
@@ -71,11 +71,11 @@ func (s *Server) admit(r *http.Request, rt route, req *request) *apiError {
 // rateLimit takes a token from the bucket of the caller c at addr: the last
 // check of SPEC.md 1. It takes no *request, which would then escape to the
 // heap with the bucket's key.
-func (s *Server) rateLimit(r *http.Request, c caller, addr netip.Addr) *apiError {
+func (s *Server) rateLimit(in *incoming, c caller, addr netip.Addr) *apiError {
 	if s.limiter == nil {
 		return nil
 	}
-	if ok, wait := s.limiter.allow(rateKey(c, addr, r.RemoteAddr), s.clock.Now()); !ok {
+	if ok, wait := s.limiter.allow(rateKey(c, addr, in), s.clock.Now()); !ok {
 		return tooManyRequests(wait)
 	}
 	return nil
@@ -146,17 +146,17 @@ func (req *request) parseFormat(q query) *apiError {
 
 // rateKey names the bucket of a request: its VM, or for an unknown caller its
 // address.
-func rateKey(c caller, addr netip.Addr, remote string) string {
+func rateKey(c caller, addr netip.Addr, in *incoming) string {
 	if c.vm != nil {
 		return c.rateKey
 	}
-	return "addr:" + addrText(addr, remote)
+	return "addr:" + addrText(addr, in)
 }
 
 // addrText is the caller's address for messages and keys.
-func addrText(addr netip.Addr, remote string) string {
+func addrText(addr netip.Addr, in *incoming) string {
 	if addr.IsValid() {
 		return addr.String()
 	}
-	return remote
+	return in.remote()
 }

@@ -3,8 +3,6 @@ package imds
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/forewarn/forewarn"
@@ -12,34 +10,28 @@ import (
 
 // postEvents answers a POST of /metadata/scheduledevents: it approves the
 // events the body names, on behalf of the caller's VM (SPEC.md 4).
-func (s *Server) postEvents(w http.ResponseWriter, r *http.Request, req *request) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBody))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeError(w, &apiError{status: http.StatusRequestEntityTooLarge,
-				msg: fmt.Sprintf("Request body too large. The limit is %d bytes", maxBody)})
-			return
-		}
-		writeError(w, badRequest("Bad request. The body could not be read"))
+func (s *Server) postEvents(in *incoming, out *reply, req *request) {
+	body, aerr := in.body()
+	if aerr != nil {
+		out.fail(aerr)
 		return
 	}
 	ids, aerr := parseApproval(body)
 	if aerr != nil {
-		writeError(w, aerr)
+		out.fail(aerr)
 		return
 	}
 	vm := req.caller.vm.Name
-	if err := s.plane.Approve(r.Context(), vm, ids); err != nil {
+	if err := s.plane.Approve(in.ctx, vm, ids); err != nil {
 		if errors.Is(err, forewarn.ErrInvalid) || errors.Is(err, forewarn.ErrNotFound) {
-			writeError(w, badRequest("%s", forewarn.ErrorMessage(err)))
+			out.fail(badRequest("%s", forewarn.ErrorMessage(err)))
 			return
 		}
-		s.internalError(w, r, "approve events for VM "+vm, err)
+		s.internalError(in, out, "approve events for VM "+vm, err)
 		return
 	}
 	s.log.Info("events approved", "vm", vm, "events", ids)
-	writeBody(w, http.StatusOK, contentTypeJSON, []byte("{}"))
+	out.send(http.StatusOK, contentTypeJSON, []byte("{}"), nil)
 }
 
 // approvalBody is the POST body. encoding/json matches its field names

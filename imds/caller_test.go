@@ -95,8 +95,7 @@ func TestAddressForms(t *testing.T) {
 		"":                      "invalid IP",
 	}
 	for in, want := range cases {
-		r := &http.Request{RemoteAddr: in}
-		if got := remoteAddr(r).String(); got != want {
+		if got := remoteAddr(in).String(); got != want {
 			t.Errorf("remoteAddr(%q) = %s, want %s", in, got, want)
 		}
 	}

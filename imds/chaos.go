@@ -31,7 +31,7 @@ func (s *Server) PublishChaos(rules []*forewarn.ChaosRule) {
 // delay, if any, and then answers the rule's status, if any, changing
 // nothing. It reports whether the request has been dealt with: answered,
 // or abandoned by its client during the delay.
-func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, rt route, req *request) bool {
+func (s *Server) injectFault(in *incoming, out *reply, rt route, req *request) bool {
 	if rt == routeVersions {
 		return false
 	}
@@ -40,25 +40,25 @@ func (s *Server) injectFault(w http.ResponseWriter, r *http.Request, rt route, r
 		return false
 	}
 	s.metrics.observeChaos(faultLabel(rule))
-	s.log.Debug("chaos", "rule", rule.ID, "vm", req.caller.vm.Name, "path", r.URL.Path,
+	s.log.Debug("chaos", "rule", rule.ID, "vm", req.caller.vm.Name, "path", in.path,
 		"status", rule.Status, "delay", time.Duration(rule.Delay))
 	if rule.Delay > 0 {
-		readAhead(r)
+		in.readAhead()
 		// Held no longer than the rule is in force: a fault ends with it.
 		hold := min(time.Duration(rule.Delay), rule.Until.Sub(s.clock.Now()))
-		if !s.pause(r.Context(), hold) {
+		if !s.pause(in.ctx, hold) {
 			return true
 		}
 		// The VM may have been deleted or moved during the delay.
 		c, ok := s.lookup(req.addr)
 		if !ok {
-			writeError(w, forbidden(req.addr.String()))
+			out.fail(forbidden(req.addr.String()))
 			return true
 		}
 		req.caller = c
 	}
 	if e := chaosError(rule.Status); e != nil {
-		writeError(w, e)
+		out.fail(e)
 		return true
 	}
 	return false

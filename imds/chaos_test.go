@@ -293,7 +293,7 @@ func TestChaosDelayClientGone(t *testing.T) {
 	}
 	// Close waits for the handler to return.
 	closed := make(chan struct{})
-	go func() { e.ts.Close(); close(closed) }()
+	go func() { e.close(); close(closed) }()
 	select {
 	case <-closed:
 	case <-time.After(10 * time.Second):

@@ -9,56 +9,57 @@ import (
 // scope, holds a long-poll until the scope changes, and answers the document
 // of the requested api-version, or 304 if If-None-Match matches. Both
 // answers are left in poll, for the VM's record.
-func (s *Server) getEvents(w http.ResponseWriter, r *http.Request, req *request, poll *answeredPoll) {
-	c, ok := s.enable(w, r, req)
+func (s *Server) getEvents(in *incoming, out *reply, req *request, poll *answeredPoll) {
+	c, ok := s.enable(in, out, req)
 	if !ok {
 		return
 	}
 	if req.poll.wait && req.poll.lastETag == c.state.etag {
 		var ok bool
-		c, ok = s.hold(r.Context(), req, c)
-		if r.Context().Err() != nil {
+		c, ok = s.hold(in.ctx, req, c)
+		if in.ctx.Err() != nil {
 			return
 		}
 		if !ok {
-			writeError(w, forbidden(req.addr.String()))
+			out.fail(forbidden(req.addr.String()))
 			return
 		}
 	}
 	st := c.state
-	w.Header()[headerETag] = st.etagHeader
-	if !req.poll.wait && noneMatch(r.Header["If-None-Match"], st.etag) {
+	if !req.poll.wait && noneMatch(in.ifNoneMatch, st.etag) {
 		*poll = answeredPoll{polls: c.polls, state: st, version: req.version}
-		w.WriteHeader(http.StatusNotModified)
+		out.etag = st.etagHeader
+		out.send(http.StatusNotModified, "", nil, nil)
 		return
 	}
 	doc := st.document(req.version)
 	if doc.err != nil {
-		s.internalError(w, r, "render document", doc.err)
+		s.internalError(in, out, "render document", doc.err)
 		return
 	}
 	*poll = answeredPoll{polls: c.polls, state: st, version: req.version}
-	writePrepared(w, http.StatusOK, contentTypeJSONValue, doc.length, doc.body)
+	out.etag = st.etagHeader
+	out.send(http.StatusOK, contentTypeJSON, doc.body, doc.length)
 }
 
 // enable tells the control plane the caller's scope asked, which may hold
 // the first call (SPEC.md 9). Shutdown ends the hold and the call is
 // answered. The caller is then looked up again, since the scope may have
 // changed during the hold; false means the answer has been written.
-func (s *Server) enable(w http.ResponseWriter, r *http.Request, req *request) (caller, bool) {
-	ctx := s.enableContext(r.Context())
+func (s *Server) enable(in *incoming, out *reply, req *request) (caller, bool) {
+	ctx := s.enableContext(in.ctx)
 	err := s.plane.Enable(ctx, req.caller.state.scope.Name)
 	s.releaseEnableContext(ctx)
 	switch {
-	case r.Context().Err() != nil:
+	case in.ctx.Err() != nil:
 		return caller{}, false
 	case err != nil && !s.shuttingDown():
-		s.internalError(w, r, "enable scope "+req.caller.state.scope.Name, err)
+		s.internalError(in, out, "enable scope "+req.caller.state.scope.Name, err)
 		return caller{}, false
 	}
 	c, ok := s.lookup(req.addr)
 	if !ok {
-		writeError(w, forbidden(req.addr.String()))
+		out.fail(forbidden(req.addr.String()))
 	}
 	return c, ok
 }

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"io"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/valyala/fasthttp"
 )
 
 // headerTarget is a request FuzzHeaders sends, whatever its headers: one
@@ -31,9 +34,10 @@ var headerTargets = []headerTarget{
 }
 
 // FuzzHeaders sends arbitrary header lines, as bytes on a connection,
-// through net/http's own server to the endpoint, for each of
-// headerTargets. Either net/http refuses the request itself (400 or 431),
-// or the endpoint, judging by the headers as net/http gave them to it,
+// through the HTTP engine's own server (-engine) to the endpoint, for each
+// of headerTargets. Either the engine refuses the request itself (400 or
+// 431),
+// or the endpoint, judging by the headers as the engine gave them to it,
 // answers:
 //   - with any X-Forwarded-For header, 400 with SPEC.md 5's text, never a
 //     success;
@@ -115,10 +119,21 @@ type pipeListener struct {
 	seen chan http.Header
 }
 
-// serveOnPipes serves h with net/http's server on a pipeListener until the
-// fuzz test ends.
-func serveOnPipes(f *testing.F, h http.Handler) *pipeListener {
+// serveOnPipes serves s on a pipeListener until the fuzz test ends, with
+// the engine the -engine flag names.
+func serveOnPipes(f *testing.F, s *Server) *pipeListener {
 	l := &pipeListener{conns: make(chan net.Conn), done: make(chan struct{}), seen: make(chan http.Header, 1)}
+	if *engine == "fasthttp" {
+		srv := s.FastServer(testLimits, slog.New(slog.DiscardHandler))
+		srv.Handler = func(ctx *fasthttp.RequestCtx) {
+			l.seen <- fastHeader(&ctx.Request.Header)
+			s.ServeFastHTTP(ctx)
+		}
+		go func() { _ = srv.Serve(l) }()
+		f.Cleanup(func() { _ = srv.Shutdown() })
+		return l
+	}
+	h := http.Handler(s)
 	srv := &http.Server{
 		Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			l.seen <- r.Header.Clone()
@@ -130,6 +145,15 @@ func serveOnPipes(f *testing.F, h http.Handler) *pipeListener {
 	go func() { _ = srv.Serve(l) }()
 	f.Cleanup(func() { _ = srv.Close() })
 	return l
+}
+
+// fastHeader is a request's header as fasthttp gives it to the endpoint.
+func fastHeader(fh *fasthttp.RequestHeader) http.Header {
+	h := http.Header{}
+	for k, v := range fh.All() {
+		h.Add(string(k), string(v))
+	}
+	return h
 }
 
 func (l *pipeListener) Accept() (net.Conn, error) {

@@ -21,7 +21,17 @@ import (
 	"github.com/forewarn/forewarn"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+var (
+	update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+	// engine is the HTTP engine of the test envs: fasthttp, as serve's
+	// metadata listener, or nethttp, as forewarntest and the other
+	// packages' tests serve the endpoint (scripts/test.sh runs both).
+	engine = flag.String("engine", "fasthttp", "the HTTP engine of the test envs: fasthttp or nethttp")
+)
+
+// testLimits are the envs' fasthttp limits: serve's.
+var testLimits = Limits{HeaderTimeout: 5 * time.Second, BodyTimeout: 10 * time.Second,
+	IdleTimeout: 120 * time.Second, MaxHeaderBytes: 16 << 10}
 
 // The source addresses of the test VMs; Linux routes all of 127.0.0.0/8 to
 // the loopback device.
@@ -114,9 +124,10 @@ func (m *fakeMetadata) enabledScopes() []string {
 // env is a Server behind a real loopback listener, with a fake clock and a
 // fake control plane, and the fixture scopes published.
 type env struct {
-	srv   *Server
-	ts    *httptest.Server
-	url   string
+	srv *Server
+	url string
+	// close closes the listener and waits for the handlers to return.
+	close func()
 	clock *clockwork.FakeClock
 	meta  *fakeMetadata
 	reg   *prometheus.Registry
@@ -149,8 +160,7 @@ func mustStartEnv(tb testing.TB, opts ...envOption) *env {
 	for _, snap := range fixtureSnapshots() {
 		e.publish(snap)
 	}
-	e.ts = httptest.NewServer(e.srv)
-	e.url = e.ts.URL
+	e.listen(tb, cfg.Logger)
 	tb.Cleanup(func() {
 		e.srv.Shutdown()
 		e.mu.Lock()
@@ -158,9 +168,40 @@ func mustStartEnv(tb testing.TB, opts ...envOption) *env {
 			c.CloseIdleConnections()
 		}
 		e.mu.Unlock()
-		e.ts.Close()
+		e.close()
 	})
 	return e
+}
+
+// listen serves e.srv on a loopback listener, with the engine the -engine
+// flag names.
+func (e *env) listen(tb testing.TB, log *slog.Logger) {
+	switch *engine {
+	case "nethttp":
+		ts := httptest.NewServer(e.srv)
+		e.url, e.close = ts.URL, ts.Close
+	case "fasthttp":
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		fs := e.srv.FastServer(testLimits, log)
+		served := make(chan struct{})
+		go func() {
+			defer close(served)
+			_ = fs.Serve(ln)
+		}()
+		e.url = "http://" + ln.Addr().String()
+		var once sync.Once
+		e.close = func() {
+			once.Do(func() {
+				_ = fs.Shutdown()
+				<-served
+			})
+		}
+	default:
+		tb.Fatalf("-engine=%s: want fasthttp or nethttp", *engine)
+	}
 }
 
 // publish publishes a snapshot and tells the fake control plane its

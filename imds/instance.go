@@ -13,27 +13,27 @@ const subscription = "00000000-0000-0000-0000-000000000000"
 
 // getInstance answers a GET under /metadata/instance: the caller's instance
 // document, a subtree of it as JSON, or a leaf as text (SPEC.md 7, 10).
-func (s *Server) getInstance(w http.ResponseWriter, req *request, segs []string) {
+func (s *Server) getInstance(out *reply, req *request, segs []string) {
 	node, ok := walk(s.instanceTree(req.caller), segs)
 	if !ok {
-		writeError(w, errNotFound)
+		out.fail(errNotFound)
 		return
 	}
 	leaf, isLeaf := node.(string)
 	switch {
 	case isLeaf && req.text:
-		writeBody(w, http.StatusOK, contentTypeText, []byte(leaf))
+		out.send(http.StatusOK, contentTypeText, []byte(leaf), nil)
 	case isLeaf:
-		writeError(w, badRequest("Bad request. A leaf node is only available with format=text"))
+		out.fail(badRequest("Bad request. A leaf node is only available with format=text"))
 	case req.text:
-		writeError(w, badRequest("Bad request. format=text is only available for leaf nodes"))
+		out.fail(badRequest("Bad request. format=text is only available for leaf nodes"))
 	default:
 		body, err := marshal(node)
 		if err != nil { // cannot happen: strings, objects and lists only
-			writeError(w, errInternal)
+			out.fail(errInternal)
 			return
 		}
-		writeBody(w, http.StatusOK, contentTypeJSON, body)
+		out.send(http.StatusOK, contentTypeJSON, body, nil)
 	}
 }
 

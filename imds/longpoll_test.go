@@ -180,7 +180,8 @@ func TestLongPollShutdown(t *testing.T) {
 	checkDocumentHeaders(t, a, `"4"`)
 }
 
-// TestLongPollClientGone checks that a disconnect ends the wait; the
+// TestLongPollClientGone checks that a disconnect ends the wait at once:
+// the handler records the request as answered with nothing, and the
 // listener's Close in cleanup would hang on a handler left waiting.
 func TestLongPollClientGone(t *testing.T) {
 	e := mustStartEnv(t)
@@ -196,7 +197,16 @@ func TestLongPollClientGone(t *testing.T) {
 	if err := <-errc; err == nil {
 		t.Fatal("cancelled long-poll answered")
 	}
-	// The server still answers.
+	deadline := time.Now().Add(10 * time.Second)
+	for counterValue(t, e.reg, pathEvents, "none") != 1 {
+		if time.Now().After(deadline) {
+			t.Fatal("the handler still holds the abandoned long-poll")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// The server still answers, on the connection of a pipelined request
+	// too (the handler watched it for the client going away, took no byte
+	// of the next request, and left no deadline behind).
 	checkDocumentHeaders(t, e.get(t, addrWeb0, eventsURL("2020-07-01")), `"4"`)
 }
 

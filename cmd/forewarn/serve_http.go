@@ -1,9 +1,14 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
+
+	"github.com/valyala/fasthttp"
+
+	"github.com/forewarn/forewarn/imds"
 )
 
 // The timeouts and limits of every listener of serve (README, "Server
@@ -52,8 +57,11 @@ const (
 //
 // "OPTIONS *" reaches the handlers, which answer it as any unknown path
 // (404), rather than net/http's own empty 200.
+//
+// A handler that holds requests open (the admin API's live streams) is
+// told when the server shuts down, to answer them.
 func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
-	return &http.Server{
+	srv := &http.Server{
 		Handler:                      closeHTTP10(h),
 		ReadHeaderTimeout:            readHeaderTimeout,
 		ReadTimeout:                  readTimeout,
@@ -62,6 +70,38 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 		DisableGeneralOptionsHandler: true,
 		ErrorLog:                     slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	if sd, ok := h.(shutdowner); ok {
+		srv.RegisterOnShutdown(sd.Shutdown)
+	}
+	return srv
+}
+
+// shutdowner is a handler that holds requests open and answers them when
+// told the server is shutting down.
+type shutdowner interface{ Shutdown() }
+
+// metadataServer is the metadata endpoint's server: fasthttp, with the
+// same timeouts and limits as the others (README, "DESIGN notes").
+type metadataServer struct {
+	*fasthttp.Server
+	endpoint *imds.Server
+}
+
+func newMetadataServer(endpoint *imds.Server, log *slog.Logger) metadataServer {
+	srv := endpoint.FastServer(imds.Limits{
+		HeaderTimeout:  readHeaderTimeout,
+		BodyTimeout:    readTimeout,
+		IdleTimeout:    idleTimeout,
+		MaxHeaderBytes: maxHeaderBytes,
+	}, log)
+	return metadataServer{srv, endpoint}
+}
+
+// Shutdown answers the held long-polls, stops accepting connections and
+// waits for the open ones to end, or for ctx to.
+func (m metadataServer) Shutdown(ctx context.Context) error {
+	m.endpoint.Shutdown()
+	return m.ShutdownWithContext(ctx)
 }
 
 // closeHTTP10 closes the connection after every HTTP/1.0 request. RFC 9112

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/netip"
 
+	"github.com/forewarn/forewarn/imds"
 	"github.com/forewarn/forewarn/linkaddr"
 )
 
@@ -51,12 +52,15 @@ func (lns *listeners) close() {
 	}
 }
 
-// servers pairs the listeners with what they serve: the metadata
-// endpoint, the admin API and the profiles.
-func (lns *listeners) servers(endpoint, adminAPI http.Handler) servers {
-	srvs := servers{{"metadata", lns.metadata, endpoint}, {"admin", lns.admin, adminAPI}}
+// servers pairs the listeners with what serves them: the metadata
+// endpoint on fasthttp, the admin API and the profiles on net/http.
+func (lns *listeners) servers(endpoint *imds.Server, adminAPI http.Handler, log *slog.Logger) servers {
+	srvs := servers{
+		{"metadata", lns.metadata, newMetadataServer(endpoint, log)},
+		{"admin", lns.admin, newHTTPServer(adminAPI, log)},
+	}
 	if lns.pprof != nil {
-		srvs = append(srvs, server{"pprof", lns.pprof, pprofHandler()})
+		srvs = append(srvs, server{"pprof", lns.pprof, newHTTPServer(pprofHandler(), log)})
 	}
 	return srvs
 }

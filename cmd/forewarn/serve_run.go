@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"time"
 
@@ -88,7 +87,7 @@ func (o *serveOptions) buildServers(ctx context.Context, store forewarn.Store, l
 	}
 	adminAPI := o.newAdminAPI(fab, endpoint, token, hub, log, reg)
 	o.logDashboard(log, lns.admin.Addr())
-	return fab, lns.servers(endpoint, adminAPI), nil
+	return fab, lns.servers(endpoint, adminAPI, log), nil
 }
 
 // newRegistry returns the process's one Prometheus registry, with Go's
@@ -165,17 +164,19 @@ func (o *serveOptions) logDashboard(log *slog.Logger, adminAddr net.Addr) {
 	log.Info("dashboard", "url", scheme+"://"+adminAddr.String()+"/ui/")
 }
 
-// server is one HTTP listener of serve.
+// server is one HTTP listener of serve and the server that serves it.
 type server struct {
-	name    string
-	ln      net.Listener
-	handler http.Handler
+	name string
+	ln   net.Listener
+	http httpServer
 }
 
-// shutdowner is a handler that holds requests open (the metadata
-// endpoint's long-polls, the admin API's live streams) and answers them
-// when told the server is shutting down.
-type shutdowner interface{ Shutdown() }
+// httpServer serves a listener until shut down: an *http.Server, or the
+// metadata endpoint's fasthttp server (metadataServer).
+type httpServer interface {
+	Serve(net.Listener) error
+	Shutdown(context.Context) error
+}
 
 // servers are the HTTP listeners of serve.
 type servers []server
@@ -187,14 +188,9 @@ func (o *serveOptions) serve(ctx context.Context, log *slog.Logger, fab *fabric.
 	ran := make(chan error, 1)
 	go func() { ran <- fab.Run(ctx) }()
 	errc := make(chan error, len(srvs))
-	https := make([]*http.Server, len(srvs))
-	for i, s := range srvs {
-		https[i] = newHTTPServer(s.handler, log)
-		if sd, ok := s.handler.(shutdowner); ok {
-			https[i].RegisterOnShutdown(sd.Shutdown)
-		}
+	for _, s := range srvs {
 		log.Info("listening", "api", s.name, "addr", s.ln.Addr().String())
-		go func() { errc <- https[i].Serve(s.ln) }()
+		go func() { errc <- s.http.Serve(s.ln) }()
 		if o.listening != nil {
 			o.listening(s.name, s.ln.Addr())
 		}
@@ -217,8 +213,8 @@ func (o *serveOptions) serve(ctx context.Context, log *slog.Logger, fab *fabric.
 	log.Info("shutting down")
 	sctx, scancel := context.WithTimeout(context.WithoutCancel(ctx), time.Duration(o.shutdownTimeout))
 	defer scancel()
-	for _, h := range https {
-		if serr := h.Shutdown(sctx); serr != nil && !errors.Is(serr, context.DeadlineExceeded) {
+	for _, s := range srvs {
+		if serr := s.http.Shutdown(sctx); serr != nil && !errors.Is(serr, context.DeadlineExceeded) {
 			log.Warn("shutdown", "err", serr)
 		}
 	}

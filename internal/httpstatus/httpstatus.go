@@ -1,5 +1,5 @@
 // Package httpstatus records the status of an HTTP answer, for the request
-// metrics of the metadata endpoint and the admin API.
+// metrics of the admin API.
 package httpstatus
 
 import "net/http"
