@@ -35,6 +35,11 @@ scripts/staticcheck.sh
 # close to that on a slow CI machine; a hang still ends, with its stacks.
 echo "== go test -race"
 go test -race -count=1 -timeout 25m ./...
+# imds's tests serve the endpoint with fasthttp, as serve's metadata
+# listener does; forewarntest and the other packages serve it with
+# net/http, which this run covers too.
+echo "== go test -race ./imds -engine=nethttp"
+go test -race -count=1 ./imds -engine=nethttp
 
 # The release archives of every target, in snapshot mode, each checked to
 # hold a binary stamped with the version (the host's runs "version -o
@@ -71,6 +76,7 @@ echo "== fuzz (short; FUZZTIME=${FUZZTIME:=20000x})"
 go test ./imds -run '^$' -fuzz '^FuzzPostBody$' -fuzztime "$FUZZTIME"
 go test ./imds -run '^$' -fuzz '^FuzzQuery$' -fuzztime "$FUZZTIME"
 go test ./imds -run '^$' -fuzz '^FuzzHeaders$' -fuzztime "$FUZZTIME"
+go test ./imds -run '^$' -fuzz '^FuzzHeaders$' -fuzztime "$FUZZTIME" -engine=nethttp
 go test ./client -run '^$' -fuzz '^FuzzDecodeDocument$' -fuzztime "$FUZZTIME"
 go test ./agent -run '^$' -fuzz '^FuzzConfig$' -fuzztime "$FUZZTIME"
 go test ./fleetfile -run '^$' -fuzz '^FuzzParse$' -fuzztime "$FUZZTIME" -fuzzminimizetime 2s
