@@ -75,7 +75,7 @@ func (s *Server) rateLimit(in *incoming, c caller, addr netip.Addr) *apiError {
 	if s.limiter == nil {
 		return nil
 	}
-	if ok, wait := s.limiter.allow(rateKey(c, addr, in), s.clock.Now()); !ok {
+	if ok, wait := s.limiter.allow(rateKey(c, addr, in), in.now); !ok {
 		return tooManyRequests(wait)
 	}
 	return nil

@@ -49,6 +49,7 @@ func (s *Server) injectFault(in *incoming, out *reply, rt route, req *request) b
 		if !s.pause(in.ctx, hold) {
 			return true
 		}
+		in.now = s.clock.Now()
 		// The VM may have been deleted or moved during the delay.
 		c, ok := s.lookup(req.addr)
 		if !ok {

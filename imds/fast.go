@@ -40,18 +40,16 @@ func (s *Server) serveFast(ctx *fasthttp.RequestCtx, bodyErr *apiError) {
 		// As net/http's server does with closeHTTP10 (cmd/forewarn).
 		ctx.SetConnectionClose()
 	}
-	if status := refuseFraming(ctx); status != 0 {
-		plainError(ctx, status)
-		return
-	}
 	fc, _ := s.fastCalls.Get().(*fastCall)
 	if fc == nil {
 		fc = new(fastCall)
 	}
 	in := &fc.in
-	if aerr := readFast(in, ctx, fc); aerr != 0 {
+	if status := readFast(in, ctx, fc); status != 0 {
+		*in = incoming{}
+		fc.gone.reset(nil)
 		s.fastCalls.Put(fc)
-		plainError(ctx, aerr)
+		plainError(ctx, status)
 		return
 	}
 	in.fastBodyErr = bodyErr
@@ -128,26 +126,15 @@ func plainError(ctx *fasthttp.RequestCtx, status int) {
 	ctx.SetConnectionClose()
 }
 
-// refuseFraming returns the status net/http's server answers a request
-// that fasthttp reads, or 0: a version other than HTTP/1.x (505), an
-// expectation other than 100-continue (417).
-func refuseFraming(ctx *fasthttp.RequestCtx) int {
-	if !bytes.HasPrefix(ctx.Request.Header.Protocol(), []byte("HTTP/1.")) {
-		return http.StatusHTTPVersionNotSupported
-	}
-	for _, v := range ctx.Request.Header.PeekAll("Expect") {
-		if !bytes.EqualFold(v, []byte("100-continue")) {
-			return http.StatusExpectationFailed
-		}
-	}
-	return 0
-}
-
 // readFast fills in the request fasthttp gives. It returns a status other
-// than 0 for a request net/http's server would refuse: a path with a
-// malformed escape (400).
+// than 0 for a request net/http's server refuses and fasthttp reads: a
+// version other than HTTP/1.x (505), a path with a malformed escape (400),
+// an expectation other than 100-continue (417).
 func readFast(in *incoming, ctx *fasthttp.RequestCtx, fc *fastCall) int {
 	h := &ctx.Request.Header
+	if !bytes.HasPrefix(h.Protocol(), []byte("HTTP/1.")) {
+		return http.StatusHTTPVersionNotSupported
+	}
 	uri := ctx.URI()
 	path := bytesString(uri.PathOriginal())
 	if bytes.IndexByte(uri.PathOriginal(), '%') >= 0 {
@@ -159,20 +146,32 @@ func readFast(in *incoming, ctx *fasthttp.RequestCtx, fc *fastCall) int {
 	}
 	fc.gone.reset(ctx.Conn())
 	*in = incoming{
-		method:    bytesString(ctx.Method()),
-		path:      path,
-		rawQuery:  bytesString(uri.QueryString()),
-		addr:      fastAddr(ctx.RemoteAddr()),
-		forwarded: len(h.PeekAll("X-Forwarded-For")) > 0,
-		ctx:       &fc.gone,
-		fast:      ctx,
+		method:   bytesString(ctx.Method()),
+		path:     path,
+		rawQuery: bytesString(uri.QueryString()),
+		addr:     fastAddr(ctx.RemoteAddr()),
+		ctx:      &fc.gone,
+		fast:     ctx,
 	}
-	if v := h.PeekAll("Metadata"); len(v) > 0 {
-		in.metadata, in.metadataFields = bytesString(v[0]), len(v)
-	}
+	// One pass over the fields, whose names fasthttp has put in canonical
+	// form.
 	fc.noneMatch = fc.noneMatch[:0]
-	for _, v := range h.PeekAll("If-None-Match") {
-		fc.noneMatch = append(fc.noneMatch, bytesString(v))
+	for k, v := range h.All() {
+		switch string(k) {
+		case "X-Forwarded-For":
+			in.forwarded = true
+		case "Metadata":
+			if in.metadataFields == 0 {
+				in.metadata = bytesString(v)
+			}
+			in.metadataFields++
+		case "If-None-Match":
+			fc.noneMatch = append(fc.noneMatch, bytesString(v))
+		case "Expect":
+			if !bytes.EqualFold(v, []byte("100-continue")) {
+				return http.StatusExpectationFailed
+			}
+		}
 	}
 	in.ifNoneMatch = fc.noneMatch
 	return 0

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/valyala/fasthttp"
 )
@@ -31,6 +32,9 @@ type incoming struct {
 	ifNoneMatch []string
 	// ctx ends when the client goes away.
 	ctx context.Context
+	// now is when the handler began to answer (or ended a chaos delay),
+	// if it read the clock for the metrics or the rate limit.
+	now time.Time
 
 	r    *http.Request
 	w    http.ResponseWriter

@@ -159,8 +159,10 @@ type exchange struct {
 // answer answers in, into out; the engine writes out, then calls finish.
 func (s *Server) answer(in *incoming, out *reply) exchange {
 	var x exchange
-	if s.metrics != nil {
+	if s.metrics != nil || s.limiter != nil {
+		// One reading for both (see finish).
 		x.start = s.clock.Now()
+		in.now = x.start
 	}
 	var segs []string
 	x.rt, segs = parseRoute(in.path)
