@@ -221,6 +221,13 @@ func metaFramingCases(id string) []abuseCase {
 		{name: "HTTP/2.0 request line", req: head("GET "+abuseEvents+" HTTP/2.0", "Host: h", md), status: 505, closes: true},
 		{name: "HTTP/0.9 request line", req: "GET " + abuseEvents + "\r\n\r\n", status: 400, closes: true},
 		{name: "unknown expectation", req: metaGet(abuseEvents, "Expect: 200-ok"), status: 417, closes: true},
+		{name: "gzip alone", req: metaReq("POST", abuseEvents, md, "Transfer-Encoding: gzip") + "0\r\n\r\n",
+			status: 501, closes: true},
+		{name: "identity with a Content-Length", req: metaReq("POST", abuseEvents, md, "Transfer-Encoding: identity",
+			"Content-Length: 2") + "{}", status: 501, closes: true},
+		{name: "a space in a header name", req: metaGet(abuseEvents, "Bad Header: x"), status: 400, closes: true},
+		{name: "request lines ended by bare LF", req: strings.ReplaceAll(metaGet(abuseEvents), "\r\n", "\n"),
+			status: 400, closes: true},
 	}
 }
 
@@ -246,6 +253,10 @@ func metaQueryCases() []abuseCase {
 		{name: "dot segments", req: metaGet("/metadata/versions/../scheduledevents?api-version=2020-07-01"),
 			status: 404, want: textNotFound},
 		{name: "double slash", req: metaGet("//metadata/scheduledevents?api-version=2020-07-01"), status: 404, want: textNotFound},
+		{name: "a fragment after the query", req: metaGet(abuseEvents + "#frag"), status: 400, want: textVersion},
+		{name: "a fragment after the path", req: metaGet("/metadata/versions#x"), status: 404, want: textNotFound},
+		{name: "asterisk-form GET", req: metaGet("*"), status: 404, want: textNotFound},
+		{name: "authority-form GET", req: metaGet("evil.example:80"), status: 404, want: textNotFound},
 	}
 }
 

@@ -2,18 +2,15 @@ package imds
 
 import (
 	"bytes"
-	"errors"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
 	"strconv"
-	"strings"
-	"time"
 	"unsafe"
 
 	"github.com/valyala/fasthttp"
+	"golang.org/x/net/http/httpguts"
 )
 
 // fastCall is what a request carried by fasthttp needs besides its
@@ -64,91 +61,28 @@ func (s *Server) serveFast(ctx *fasthttp.RequestCtx, bodyErr *apiError) {
 	s.fastCalls.Put(fc)
 }
 
-// fastHeaderReceived keeps a copy of the header of a request with a body
-// until the request is answered: fasthttp reads the body before it calls
-// the handler, and forgets the header if it cannot, which ServeFastError
-// then needs.
-func (s *Server) fastHeaderReceived(h *fasthttp.RequestHeader) {
-	if n := h.ContentLength(); n == 0 || n == -2 { // -2: no body
-		return
-	}
-	saved := new(fasthttp.RequestHeader)
-	h.CopyTo(saved)
-	s.bodyHeaders.Store(h, saved)
-}
-
-// ServeFastError answers a request fasthttp could not read (its
-// ErrorHandler). A request whose body it could not read is answered by
-// the handler, after the checks that come first, as net/http's are: 413
-// for a body over the limit, 400 for one cut short or badly chunked. A
-// request whose header it could not read is cut without an answer if it
-// timed out, and otherwise gets the plain-text error net/http's server
-// would answer.
-func (s *Server) ServeFastError(ctx *fasthttp.RequestCtx, err error) {
-	if saved, ok := s.bodyHeaders.LoadAndDelete(&ctx.Request.Header); ok {
-		saved.(*fasthttp.RequestHeader).CopyTo(&ctx.Request.Header)
-		bodyErr := errUnreadable
-		if errors.Is(err, fasthttp.ErrBodyTooLarge) {
-			bodyErr = errTooLarge
-		}
-		s.serveFast(ctx, bodyErr)
-		ctx.SetConnectionClose()
-		return
-	}
-	var small *fasthttp.ErrSmallBuffer
-	var netErr net.Error
-	switch {
-	case errors.As(err, &small):
-		plainError(ctx, http.StatusRequestHeaderFieldsTooLarge)
-	case errors.Is(err, fasthttp.ErrUnsupportedTransferEncoding):
-		// fasthttp's one use of this error in reading a request: an
-		// HTTP/1.0 request with Transfer-Encoding, whose framing is faulty
-		// (RFC 9112 6.1). net/http ignored the field and answered 400.
-		plainError(ctx, http.StatusBadRequest)
-	case strings.Contains(err.Error(), "transfer-encoding"):
-		// Two Transfer-Encoding fields, or a coding other than chunked:
-		// fasthttp has no error value for these. e2e's abuse rows pin it.
-		plainError(ctx, http.StatusNotImplemented)
-	case errors.As(err, &netErr) && netErr.Timeout():
-		_ = ctx.Conn().Close()
-	default:
-		plainError(ctx, http.StatusBadRequest)
-	}
-}
-
-// plainError answers status as net/http's server answers a request it
-// cannot read, and closes the connection.
-func plainError(ctx *fasthttp.RequestCtx, status int) {
-	ctx.Response.Reset()
-	ctx.SetStatusCode(status)
-	ctx.SetContentType(contentTypeText)
-	ctx.SetBodyString(strconv.Itoa(status) + " " + http.StatusText(status))
-	ctx.SetConnectionClose()
-}
-
 // readFast fills in the request fasthttp gives. It returns a status other
 // than 0 for a request net/http's server refuses and fasthttp reads: a
-// version other than HTTP/1.x (505), a path with a malformed escape (400),
-// an expectation other than 100-continue (417).
+// version other than HTTP/1.x (505), a transfer coding other than chunked
+// (501), a path with a malformed escape or a field name that is not a token
+// (400), an expectation other than 100-continue (417).
 func readFast(in *incoming, ctx *fasthttp.RequestCtx, fc *fastCall) int {
 	h := &ctx.Request.Header
 	if !bytes.HasPrefix(h.Protocol(), []byte("HTTP/1.")) {
 		return http.StatusHTTPVersionNotSupported
 	}
-	uri := ctx.URI()
-	path := bytesString(uri.PathOriginal())
-	if bytes.IndexByte(uri.PathOriginal(), '%') >= 0 {
-		p, err := url.PathUnescape(path)
-		if err != nil {
-			return http.StatusBadRequest
-		}
-		path = p
+	if unsupportedCoding(h.RawHeaders()) {
+		return http.StatusNotImplemented
+	}
+	path, rawQuery, ok := requestTarget(ctx)
+	if !ok {
+		return http.StatusBadRequest
 	}
 	fc.gone.reset(ctx.Conn())
 	*in = incoming{
 		method:   bytesString(ctx.Method()),
 		path:     path,
-		rawQuery: bytesString(uri.QueryString()),
+		rawQuery: rawQuery,
 		addr:     fastAddr(ctx.RemoteAddr()),
 		ctx:      &fc.gone,
 		fast:     ctx,
@@ -171,10 +105,72 @@ func readFast(in *incoming, ctx *fasthttp.RequestCtx, fc *fastCall) int {
 			if !bytes.EqualFold(v, []byte("100-continue")) {
 				return http.StatusExpectationFailed
 			}
+		default:
+			if !httpguts.ValidHeaderFieldName(bytesString(k)) {
+				return http.StatusBadRequest
+			}
 		}
 	}
 	in.ifNoneMatch = fc.noneMatch
 	return 0
+}
+
+// requestTarget is the path, unescaped, and the raw query of the request
+// target as net/http reads them: from the bytes as sent, a '#' and what
+// follows it included (fasthttp drops a fragment), and from fasthttp's
+// parse for the absolute form, whose scheme and host it strips. ok is
+// false for a malformed escape in the path.
+func requestTarget(ctx *fasthttp.RequestCtx) (path, rawQuery string, ok bool) {
+	raw := ctx.Request.Header.RequestURI()
+	var p []byte
+	switch {
+	case bytes.HasPrefix(raw, []byte("http://")), bytes.HasPrefix(raw, []byte("https://")):
+		uri := ctx.URI()
+		p, rawQuery = uri.PathOriginal(), bytesString(uri.QueryString())
+	default: // origin form, or "*" and authority forms, which no route has
+		p = raw
+		if i := bytes.IndexByte(raw, '?'); i >= 0 {
+			p, rawQuery = raw[:i], bytesString(raw[i+1:])
+		}
+	}
+	path = bytesString(p)
+	if bytes.IndexByte(p, '%') >= 0 {
+		unescaped, err := url.PathUnescape(path)
+		if err != nil {
+			return "", "", false
+		}
+		path = unescaped
+	}
+	return path, rawQuery, true
+}
+
+// unsupportedCoding reports whether a request's header block, as sent,
+// has a Transfer-Encoding other than chunked, which net/http refuses with
+// 501. fasthttp refuses most itself, but takes "identity" as none at all.
+func unsupportedCoding(raw []byte) bool {
+	if !bytes.Contains(raw, []byte("ransfer-")) && !bytes.Contains(raw, []byte("RANSFER-")) {
+		return false // the common case, at the cost of two scans
+	}
+	lines := bytes.Split(raw, []byte("\n"))
+	for i, line := range lines {
+		name, value, found := bytes.Cut(line, []byte(":"))
+		if !found || !bytes.EqualFold(bytes.TrimSpace(name), []byte("Transfer-Encoding")) {
+			continue
+		}
+		value = bytes.TrimSpace(value)
+		// A value folded onto the lines that follow (obs-fold), as
+		// net/http reads it.
+		for _, next := range lines[i+1:] {
+			if len(next) == 0 || next[0] != ' ' && next[0] != '\t' {
+				break
+			}
+			value = append(append(value[:len(value):len(value)], ' '), bytes.TrimSpace(next)...)
+		}
+		if !bytes.EqualFold(bytes.TrimSpace(value), []byte("chunked")) {
+			return true
+		}
+	}
+	return false
 }
 
 // fastAddr is the normalized address of a connection's remote end.
@@ -195,7 +191,9 @@ var (
 // writeFast writes out with fasthttp.
 func writeFast(ctx *fasthttp.RequestCtx, out *reply) {
 	if out.status == 0 {
-		ctx.SetConnectionClose() // the client has gone
+		// The client has gone (or half-closed its side): no answer, not
+		// the empty 200 fasthttp would send.
+		_ = ctx.Conn().Close()
 		return
 	}
 	ctx.SetStatusCode(out.status)
@@ -228,47 +226,4 @@ func bytesString(b []byte) string {
 // stringBytes is s as bytes without a copy, for fasthttp to copy.
 func stringBytes(s string) []byte {
 	return unsafe.Slice(unsafe.StringData(s), len(s))
-}
-
-// Limits are the timeouts and size limits of a listener (see FastServer).
-type Limits struct {
-	// HeaderTimeout bounds the reading of a request's line and headers,
-	// counted from the connection's accept or, on a kept-alive connection,
-	// from the request's first byte.
-	HeaderTimeout time.Duration
-	// BodyTimeout bounds the reading of the body, counted from the end of
-	// the headers.
-	BodyTimeout time.Duration
-	// IdleTimeout closes a kept-alive connection no request has used for
-	// this long.
-	IdleTimeout time.Duration
-	// MaxHeaderBytes caps the request line and headers; beyond it the
-	// answer is 431.
-	MaxHeaderBytes int
-}
-
-// FastServer returns a fasthttp server of the endpoint with the limits l.
-// It keeps no buffers for a connection between its requests
-// (ReduceMemoryUsage), since a fleet's connections are idle all but a
-// moment a second; it adds no Server or default Content-Type header, and
-// logs what fasthttp logs (malformed requests, mostly) to log at Debug.
-func (s *Server) FastServer(l Limits, log *slog.Logger) *fasthttp.Server {
-	return &fasthttp.Server{
-		Handler:      s.ServeFastHTTP,
-		ErrorHandler: s.ServeFastError,
-		HeaderReceived: func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
-			s.fastHeaderReceived(h)
-			return fasthttp.RequestConfig{ReadTimeout: l.BodyTimeout}
-		},
-		ReadTimeout:                  l.HeaderTimeout,
-		IdleTimeout:                  l.IdleTimeout,
-		ReadBufferSize:               l.MaxHeaderBytes,
-		MaxRequestBodySize:           maxBody,
-		DisablePreParseMultipartForm: true,
-		NoDefaultServerHeader:        true,
-		NoDefaultContentType:         true,
-		ReduceMemoryUsage:            true,
-		CloseOnShutdown:              true,
-		Logger:                       slog.NewLogLogger(log.Handler(), slog.LevelDebug),
-	}
 }

@@ -2,7 +2,10 @@ package imds
 
 import (
 	"context"
+	"io"
+	"net"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -208,6 +211,38 @@ func TestLongPollClientGone(t *testing.T) {
 	// too (the handler watched it for the client going away, took no byte
 	// of the next request, and left no deadline behind).
 	checkDocumentHeaders(t, e.get(t, addrWeb0, eventsURL("2020-07-01")), `"4"`)
+}
+
+// TestLongPollHalfClosed: a client that closes its sending side while its
+// long-poll is held has gone, as net/http's server takes it: the request is
+// recorded as answered with nothing, and nothing is sent, not an empty 200
+// that reads as an answer.
+func TestLongPollHalfClosed(t *testing.T) {
+	e := mustStartEnv(t)
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(addrWeb0)}}
+	conn, err := d.Dial("tcp", strings.TrimPrefix(e.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	req := "GET " + eventsURL("2020-07-01", "wait_for_change=true&last_etag=4") +
+		" HTTP/1.1\r\nHost: 169.254.169.254\r\nMetadata: true\r\n\r\n"
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	e.waitHeld(t, 1)
+	if err := conn.(*net.TCPConn).CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	if err := conn.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(conn); len(got) != 0 || err != nil {
+		t.Errorf("read %q, %v; want nothing, then the end", got, err)
+	}
+	if got := counterValue(t, e.reg, pathEvents, "none"); got != 1 {
+		t.Errorf("requests{code=none} = %v, want 1", got)
+	}
 }
 
 // TestLongPollEnables checks that a long-poll enables the scope like any GET.

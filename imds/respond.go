@@ -96,6 +96,12 @@ func lengthValue(body []byte) []string {
 // writeHTTP writes out with net/http.
 func writeHTTP(w http.ResponseWriter, out *reply) {
 	if out.status == 0 {
+		// The client has gone (or half-closed its side): no answer, not
+		// the empty 200 net/http would send, where the connection can be
+		// taken over.
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			_ = conn.Close()
+		}
 		return
 	}
 	h := w.Header()
