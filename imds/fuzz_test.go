@@ -1,6 +1,7 @@
 package imds
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/jonboulle/clockwork"
+	"github.com/valyala/fasthttp"
 
 	"github.com/forewarn/forewarn"
 )
@@ -49,10 +51,10 @@ func fuzzServer(tb testing.TB) *Server {
 }
 
 // checkStatus fails unless the status is a 2xx, 3xx or 4xx.
-func checkStatus(tb testing.TB, rec *httptest.ResponseRecorder, what string) {
+func checkStatus(tb testing.TB, status int, body []byte, what string) {
 	tb.Helper()
-	if rec.Code < 200 || rec.Code >= 500 {
-		tb.Fatalf("%s: status %d: %s", what, rec.Code, rec.Body)
+	if status < 200 || status >= 500 {
+		tb.Fatalf("%s: status %d: %s", what, status, body)
 	}
 }
 
@@ -92,18 +94,43 @@ func FuzzPostBody(f *testing.F) {
 		if aerr == nil && len(ids) == 0 {
 			t.Fatal("parseApproval accepted no ids")
 		}
-		req := httptest.NewRequest(http.MethodPost, eventsURL("2020-07-01"), strings.NewReader(string(body)))
-		req.Header.Set("Metadata", "true")
-		rec := httptest.NewRecorder()
-		s.ServeHTTP(rec, req)
-		checkStatus(t, rec, "POST")
-		if (rec.Code == http.StatusOK) != (aerr == nil && len(ids) == 1 && ids[0] == idRebootScheduled) {
-			t.Fatalf("status %d for ids %q (parse error %v)", rec.Code, ids, aerr)
+		target := eventsURL("2020-07-01")
+		path, rawQuery, _ := strings.Cut(target, "?")
+		status, answer := fuzzAnswer(s, http.MethodPost, path, rawQuery, body)
+		checkStatus(t, status, answer, "POST")
+		if (status == http.StatusOK) != (aerr == nil && len(ids) == 1 && ids[0] == idRebootScheduled) {
+			t.Fatalf("status %d for ids %q (parse error %v)", status, ids, aerr)
 		}
-		if rec.Code != http.StatusOK {
-			errorText(t, rec.Body.Bytes(), "POST")
+		if status != http.StatusOK {
+			errorText(t, answer, "POST")
 		}
 	})
+}
+
+// fuzzAnswer has s answer a request from fuzzRemote, with the Metadata
+// header, in process, through the engine the -engine flag names: net/http's
+// handler with a recorder, or fasthttp's with a RequestCtx whose request
+// line carries path and rawQuery as sent.
+func fuzzAnswer(s *Server, method, path, rawQuery string, body []byte) (int, []byte) {
+	if *engine == "fasthttp" {
+		var req fasthttp.Request
+		req.Header.SetMethod(method)
+		req.SetRequestURI(path + "?" + rawQuery)
+		req.Header.SetHost("169.254.169.254")
+		req.Header.Set("Metadata", "true")
+		req.SetBody(body)
+		var ctx fasthttp.RequestCtx
+		ctx.Init(&req, fuzzRemote, nil)
+		s.ServeFastHTTP(&ctx)
+		return ctx.Response.StatusCode(), ctx.Response.Body()
+	}
+	req := httptest.NewRequest(method, path, bytes.NewReader(body))
+	req.URL.RawQuery = rawQuery
+	req.RemoteAddr = fuzzRemote.String()
+	req.Header.Set("Metadata", "true")
+	rec := httptest.NewRecorder()
+	s.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.Bytes()
 }
 
 // FuzzQuery: a query string is refused with a 400 whose JSON error says
@@ -130,22 +157,18 @@ func FuzzQuery(f *testing.F) {
 			t.Fatalf("parseQuery: %v", aerr)
 		}
 		target := paths[int(path)%len(paths)]
-		req := httptest.NewRequest(http.MethodGet, target, nil)
-		req.URL.RawQuery = raw
-		req.Header.Set("Metadata", "true")
-		rec := httptest.NewRecorder()
-		s.ServeHTTP(rec, req)
+		status, answer := fuzzAnswer(s, http.MethodGet, target, raw, nil)
 		what := "GET " + target + "?" + raw
-		switch rec.Code {
+		switch status {
 		case http.StatusOK:
 			checkQueryAccepted(t, target, q, aerr, what)
 		case http.StatusBadRequest:
-			msg := errorText(t, rec.Body.Bytes(), what)
+			msg := errorText(t, answer, what)
 			if aerr != nil && msg != aerr.msg {
 				t.Fatalf("%s: error %q, want parseQuery's %q", what, msg, aerr.msg)
 			}
 		default:
-			t.Fatalf("%s: status %d, want 200 or 400: %s", what, rec.Code, rec.Body)
+			t.Fatalf("%s: status %d, want 200 or 400: %s", what, status, answer)
 		}
 	})
 }

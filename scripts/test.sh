@@ -73,10 +73,13 @@ scripts/simulate.sh -store etcd -seeds 5
 # fail a clean run with "context deadline exceeded" when the time is up on
 # a loaded machine (go.dev/issue/75804, fixed in Go 1.27).
 echo "== fuzz (short; FUZZTIME=${FUZZTIME:=20000x})"
-go test ./imds -run '^$' -fuzz '^FuzzPostBody$' -fuzztime "$FUZZTIME"
-go test ./imds -run '^$' -fuzz '^FuzzQuery$' -fuzztime "$FUZZTIME"
-go test ./imds -run '^$' -fuzz '^FuzzHeaders$' -fuzztime "$FUZZTIME"
-go test ./imds -run '^$' -fuzz '^FuzzHeaders$' -fuzztime "$FUZZTIME" -engine=nethttp
+# imds's three targets on fasthttp, the metadata listener's engine, and on
+# net/http, forewarntest's.
+for engine in fasthttp nethttp; do
+  go test ./imds -run '^$' -fuzz '^FuzzPostBody$' -fuzztime "$FUZZTIME" -engine=$engine
+  go test ./imds -run '^$' -fuzz '^FuzzQuery$' -fuzztime "$FUZZTIME" -engine=$engine
+  go test ./imds -run '^$' -fuzz '^FuzzHeaders$' -fuzztime "$FUZZTIME" -engine=$engine
+done
 go test ./client -run '^$' -fuzz '^FuzzDecodeDocument$' -fuzztime "$FUZZTIME"
 go test ./agent -run '^$' -fuzz '^FuzzConfig$' -fuzztime "$FUZZTIME"
 go test ./fleetfile -run '^$' -fuzz '^FuzzParse$' -fuzztime "$FUZZTIME" -fuzzminimizetime 2s
