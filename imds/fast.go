@@ -41,11 +41,9 @@ func (s *Server) serveFast(ctx *fasthttp.RequestCtx, bodyErr *apiError) {
 	if fc == nil {
 		fc = new(fastCall)
 	}
+	defer s.releaseFastCall(fc)
 	in := &fc.in
 	if status := readFast(in, ctx, fc); status != 0 {
-		*in = incoming{}
-		fc.gone.reset(nil)
-		s.fastCalls.Put(fc)
 		plainError(ctx, status)
 		return
 	}
@@ -55,7 +53,12 @@ func (s *Server) serveFast(ctx *fasthttp.RequestCtx, bodyErr *apiError) {
 	fc.gone.stop()
 	writeFast(ctx, &out)
 	s.finish(&x, out.status)
-	*in = incoming{}
+}
+
+// releaseFastCall recycles fc once its request is answered, holding
+// nothing of the request.
+func (s *Server) releaseFastCall(fc *fastCall) {
+	fc.in = incoming{}
 	clear(fc.noneMatch)
 	fc.gone.reset(nil)
 	s.fastCalls.Put(fc)
