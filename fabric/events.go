@@ -80,16 +80,18 @@ func (f *Fabric) Cancel(ctx context.Context, id string) (*forewarn.Event, error)
 	return e, err
 }
 
-// approveFor approves events on behalf of a VM: every id must be an event in
-// flight in the VM's scope, else nothing is approved.
-func (f *Fabric) approveFor(t *txn, vmName string, ids []string) error {
+// approvalOf reads what a VM's approval of events approves: the VM, and
+// the event of each id, which must be in flight in the VM's scope, else
+// the approval is refused (ErrInvalid, or ErrNotFound for a VM that does
+// not exist). It writes nothing.
+func (f *Fabric) approvalOf(t *txn, vmName string, ids []string) (*forewarn.VM, []*forewarn.Event, error) {
 	vm, err := t.VM(vmName)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	events, err := t.Events(vm.Scope)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	byID := make(map[forewarn.Key]*forewarn.Event, len(events))
 	for _, e := range events {
@@ -99,11 +101,16 @@ func (f *Fabric) approveFor(t *txn, vmName string, ids []string) error {
 	for _, id := range ids {
 		e, ok := byID[forewarn.KeyOf(id)]
 		if !ok {
-			return forewarn.Errorf(forewarn.ErrInvalid,
+			return nil, nil, forewarn.Errorf(forewarn.ErrInvalid,
 				"EventId %q is not an event of this VM's scope", id)
 		}
 		chosen = append(chosen, e)
 	}
+	return vm, chosen, nil
+}
+
+// approveAll approves the events chosen on behalf of vm.
+func (f *Fabric) approveAll(t *txn, vm *forewarn.VM, chosen []*forewarn.Event) error {
 	for _, e := range chosen {
 		if err := f.approve(t, e, vm.Name); err != nil {
 			return err

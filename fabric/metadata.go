@@ -14,12 +14,11 @@ type metadata struct{ f *Fabric }
 
 var _ forewarn.Metadata = metadata{}
 
-// Approve approves events on behalf of a VM of their scope, waiting at
+// Approve approves events on behalf of a VM of their scope, committed with
+// the other VMs' approvals that come meanwhile (approvals), waiting at
 // most storeTimeout for the store.
 func (m metadata) Approve(ctx context.Context, vm string, ids []string) error {
-	ctx, cancel := context.WithTimeout(ctx, storeTimeout)
-	defer cancel()
-	return m.f.update(ctx, func(t *txn) error { return m.f.approveFor(t, vm, ids) })
+	return m.f.approveAsVM(ctx, vm, ids)
 }
 
 // Enable notes a request of a VM of the scope for its events.
