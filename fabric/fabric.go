@@ -79,10 +79,10 @@ type Fabric struct {
 	wholeRead *changes
 	readRev   int64
 
-	enabling  enabling
-	approvals approvals
-	acts      actuations
-	leading   atomic.Bool // runs the time-driven work
+	enabling enabling
+	group    group
+	acts     actuations
+	leading  atomic.Bool // runs the time-driven work
 
 	// advanceBatch is how many scopes an advance of a campaign schedules
 	// at most, and dueBatch how many due events a transaction starts or

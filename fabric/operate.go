@@ -12,6 +12,7 @@ import (
 )
 
 // Operate runs a user operation on a VM and returns the event it created.
+// It commits with the other changes that come meanwhile (group).
 func (f *Fabric) Operate(ctx context.Context, vmName string, op forewarn.Operation) (*forewarn.Event, error) {
 	o, ok := operations[op]
 	if !ok {
@@ -19,17 +20,17 @@ func (f *Fabric) Operate(ctx context.Context, vmName string, op forewarn.Operati
 			"unknown operation %q: want restart, redeploy, evict or terminate", op)
 	}
 	var e *forewarn.Event
-	err := f.update(ctx, func(t *txn) error {
+	err := f.commitGrouped(ctx, func(t *txn) (func() error, error) {
 		vm, err := t.VM(vmName)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		scope, err := t.Scope(vm.Scope)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := f.checkOperation(t, op, vm, scope); err != nil {
-			return err
+			return nil, err
 		}
 		e = &forewarn.Event{
 			ID:                uuid.NewString(),
@@ -43,7 +44,7 @@ func (f *Fabric) Operate(ctx context.Context, vmName string, op forewarn.Operati
 			Operation:         op,
 			CreatedAt:         t.now,
 		}
-		return f.schedule(t, e, scope, noticeOf(e.Type, scope, 0))
+		return func() error { return f.schedule(t, e, scope, noticeOf(e.Type, scope, 0)) }, nil
 	})
 	if err != nil {
 		return nil, err

@@ -28,10 +28,7 @@ func (s *updateCounter) Update(ctx context.Context, fn func(forewarn.Tx) error) 
 }
 
 // queuedApprovals sets up a scope of n VMs, each with a restart Scheduled,
-// counts the store's writes from then on, and holds the fabric's lock, so
-// that the approvals sent then queue: the first takes itself as a batch
-// and waits for the lock, the others wait behind it. release lets them go.
-// With maxWrites, a transaction that writes more events is too large.
+// and holds the fabric (holdFabric).
 func queuedApprovals(t *testing.T, n, maxWrites int) (h *harness, events []*forewarn.Event, store *updateCounter, approve func(vm string, ids ...string) <-chan error, release func()) {
 	h = mustOpenHarness(t, Config{AlwaysEnabled: true})
 	h.scope(forewarn.ScopeSpec{Name: "web", Kind: forewarn.AvailabilitySet})
@@ -40,6 +37,19 @@ func queuedApprovals(t *testing.T, n, maxWrites int) (h *harness, events []*fore
 		h.vm(forewarn.VMSpec{Name: name, Scope: "web"})
 		events = append(events, h.operate(name, forewarn.OpRestart))
 	}
+	store, queue, release := holdFabric(t, h, maxWrites)
+	approve = func(vm string, ids ...string) <-chan error {
+		return queue(func() error { return h.f.Metadata().Approve(context.Background(), vm, ids) })
+	}
+	return h, events, store, approve, release
+}
+
+// holdFabric counts the store's writes from now on and holds the fabric's
+// lock, so that the changes queued then wait: the first takes itself as a
+// batch and waits for the lock, the others wait behind it. queue runs a
+// change in the background and returns once it waits; release lets them
+// go. With maxWrites, a transaction that writes more events is too large.
+func holdFabric(t *testing.T, h *harness, maxWrites int) (store *updateCounter, queue func(func() error) <-chan error, release func()) {
 	store = &updateCounter{Store: h.store}
 	h.f.store = store
 	if maxWrites > 0 {
@@ -47,19 +57,19 @@ func queuedApprovals(t *testing.T, n, maxWrites int) (h *harness, events []*fore
 	}
 	h.f.mu.Lock()
 	queued := 0
-	approve = func(vm string, ids ...string) <-chan error {
+	queue = func(change func() error) <-chan error {
 		errc := make(chan error, 1)
-		go func() { errc <- h.f.Metadata().Approve(context.Background(), vm, ids) }()
+		go func() { errc <- change() }()
 		queued++
 		waitFor(t, func() bool {
-			h.f.approvals.mu.Lock()
-			defer h.f.approvals.mu.Unlock()
+			h.f.group.mu.Lock()
+			defer h.f.group.mu.Unlock()
 			// The first is taken at once, by itself.
-			return h.f.approvals.committing && len(h.f.approvals.pending) == queued-1
+			return h.f.group.committing && len(h.f.group.pending) == queued-1
 		})
 		return errc
 	}
-	return h, events, store, approve, h.f.mu.Unlock
+	return store, queue, h.f.mu.Unlock
 }
 
 // waitFor polls cond for up to 10 s.
@@ -169,6 +179,48 @@ func TestApprovalsTooLargeTogether(t *testing.T) {
 	for _, e := range events {
 		if got := h.event(e.ID); got.Status != forewarn.Started {
 			t.Errorf("event %s: %s, want Started", e.ID, got.Status)
+		}
+	}
+}
+
+// TestOperationsCommitTogether: users' operations, and approvals, that come
+// while one commits are committed together, each refused on its own: a
+// second operation on a VM (409), one beyond the scope's limit (429).
+func TestOperationsCommitTogether(t *testing.T) {
+	h := mustOpenHarness(t, Config{AlwaysEnabled: true, MaxUserOps: 3})
+	h.scope(forewarn.ScopeSpec{Name: "web", Kind: forewarn.AvailabilitySet})
+	for i := range 4 {
+		h.vm(forewarn.VMSpec{Name: fmt.Sprintf("web-%d", i), Scope: "web"})
+	}
+	store, queue, release := holdFabric(t, h, 0)
+	var events [5]*forewarn.Event
+	operate := func(i int, vm string) <-chan error {
+		return queue(func() error {
+			var err error
+			events[i], err = h.f.Operate(context.Background(), vm, forewarn.OpRestart)
+			return err
+		})
+	}
+	answers := []<-chan error{operate(0, "web-0"), operate(1, "web-1"), operate(2, "web-1"),
+		operate(3, "web-2"), operate(4, "web-3")}
+	release()
+	want := []error{nil, nil, forewarn.ErrConflict, nil, forewarn.ErrLimit}
+	for i, errc := range answers {
+		if err := <-errc; !errors.Is(err, want[i]) || (err == nil) != (want[i] == nil) {
+			t.Errorf("operation %d: %v, want %v", i, err, want[i])
+		}
+	}
+	if n := store.updates.Load(); n != 2 {
+		t.Errorf("%d store writes, want 2", n)
+	}
+	for _, i := range []int{0, 1, 3} {
+		if events[i] == nil || h.event(events[i].ID) == nil {
+			t.Errorf("operation %d: no event stored", i)
+		}
+	}
+	for _, i := range []int{2, 4} {
+		if events[i] != nil {
+			t.Errorf("refused operation %d returned event %v", i, events[i])
 		}
 	}
 }
