@@ -6,7 +6,7 @@
 #   scripts/fleet-load.sh longpoll [--clients 10000] [--lp-vms 100] [--runs 1]
 #   scripts/fleet-load.sh poll [--vms 2000] [--duration 60] [--time-scale 60] [--no-campaign]
 #   scripts/fleet-load.sh soak [--vms 2000] [--duration 10m] [--warmup 1m] [--time-scale 60]
-#   scripts/fleet-load.sh --short         # longpoll, then the soak, small and brief: about 15 s (CI)
+#   scripts/fleet-load.sh --short         # longpoll, then the soak, small and brief: about 20 s (CI)
 #
 # longpoll: "one change seen by 10,000 long-polling clients". It starts
 #
@@ -397,7 +397,7 @@ run_soak() {
   local scopes=$((vms / 10)) layout before brief=()
   layout=(-prefix load -scopes "$scopes" -vms 10 -update-domains 5 -base 127.1.0.1)
   [ "$short" = 0 ] || brief=(-lag 1s -burst-every 4s -op-every 250ms -log-every 10s
-    -settle 250ms -samples 3 -sample-every 200ms -gc-wait 0)
+    -settle 2500ms -samples 3 -sample-every 200ms -gc-wait 0)
   echo "== soak: $vms VMs in $scopes scopes, once a second, a warm-up of $warmup then $duration, campaigns one after another and user operations (time scale $time_scale)"
   start_serve soak --dev --time-scale "$time_scale"
   apply_fleet "$tmp/soak.yaml" "${layout[@]}"
