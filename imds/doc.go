@@ -63,4 +63,11 @@
 // looks the caller up again, and then serves it normally; with a status as
 // well, it answers the status after the delay. Hits are counted in
 // forewarn_metadata_chaos_total{fault="410"|"429"|"500"|"delay"}.
+//
+// Two HTTP engines carry the same handler: net/http (ServeHTTP, what
+// forewarntest serves) and fasthttp (ServeFastHTTP, FastServer, what serve's
+// metadata listener runs). The handler reads an incoming, which each engine
+// fills in, and builds a reply, which each writes. fast.go, fasterror.go and
+// gone.go do for fasthttp what net/http's server did for the endpoint: see
+// the README's design notes.
 package imds

@@ -51,8 +51,9 @@ type Config struct {
 	Rand func() float64
 }
 
-// Server is the metadata endpoint: an http.Handler that also receives the
-// control plane's snapshots (forewarn.Publisher).
+// Server is the metadata endpoint: an http.Handler, and a fasthttp handler
+// (ServeFastHTTP), that also receives the control plane's snapshots
+// (forewarn.Publisher).
 type Server struct {
 	plane    forewarn.Metadata // the control plane
 	clock    forewarn.Clock
