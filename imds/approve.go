@@ -23,11 +23,16 @@ func (s *Server) postEvents(in *incoming, out *reply, req *request) {
 	}
 	vm := req.caller.vm.Name
 	if err := s.plane.Approve(in.ctx, vm, ids); err != nil {
-		if errors.Is(err, forewarn.ErrInvalid) || errors.Is(err, forewarn.ErrNotFound) {
+		switch {
+		case errors.Is(err, forewarn.ErrInvalid):
 			out.fail(badRequest("%s", forewarn.ErrorMessage(err)))
-			return
+		case errors.Is(err, forewarn.ErrNotFound):
+			// The VM (or its scope) was deleted since the request was
+			// admitted: 403, as from then on (SPEC.md 3).
+			out.fail(forbidden(req.addr.String()))
+		default:
+			s.internalError(in, out, "approve events for VM "+vm, err)
 		}
-		s.internalError(in, out, "approve events for VM "+vm, err)
 		return
 	}
 	s.log.Info("events approved", "vm", vm, "events", ids)

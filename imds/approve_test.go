@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/forewarn/forewarn"
 )
 
 func TestApprove(t *testing.T) {
@@ -112,4 +114,14 @@ func TestParseApproval(t *testing.T) {
 			t.Errorf("%s: ids %q, want %q", c.body, ids, c.want)
 		}
 	}
+}
+
+// TestApproveVMDeletedMeanwhile: an approval the control plane finds no VM
+// for, its VM deleted since the request was admitted, gets the 403 the VM
+// gets from then on (SPEC.md 3), not a 400 that names no EventId.
+func TestApproveVMDeletedMeanwhile(t *testing.T) {
+	e := mustStartEnv(t)
+	e.meta.setApproveErr(forewarn.Errorf(forewarn.ErrNotFound, "VM %q not found", "web-0"))
+	a := e.post(t, addrWeb0, eventsURL("2020-07-01"), approveOneBody)
+	checkAnswer(t, a, http.StatusForbidden, `{"error":"Forbidden. The address 127.0.0.2 belongs to no VM"}`)
 }

@@ -67,8 +67,9 @@ func (s *Server) releaseFastCall(fc *fastCall) {
 // readFast fills in the request fasthttp gives. It returns a status other
 // than 0 for a request net/http's server refuses and fasthttp reads: a
 // version other than HTTP/1.x (505), a transfer coding other than chunked
-// (501), a path with a malformed escape or a field name that is not a token
-// (400), an expectation other than 100-continue (417).
+// (501), a control character in the target, a malformed escape in the path
+// or a field name that is not a token (400), an expectation other than
+// 100-continue (417).
 func readFast(in *incoming, ctx *fasthttp.RequestCtx, fc *fastCall) int {
 	h := &ctx.Request.Header
 	if !bytes.HasPrefix(h.Protocol(), []byte("HTTP/1.")) {
@@ -122,9 +123,13 @@ func readFast(in *incoming, ctx *fasthttp.RequestCtx, fc *fastCall) int {
 // target as net/http reads them: from the bytes as sent, a '#' and what
 // follows it included (fasthttp drops a fragment), and from fasthttp's
 // parse for the absolute form, whose scheme and host it strips. ok is
-// false for a malformed escape in the path.
+// false for a control character in the target or a malformed escape in
+// the path.
 func requestTarget(ctx *fasthttp.RequestCtx) (path, rawQuery string, ok bool) {
 	raw := ctx.Request.Header.RequestURI()
+	if bytes.ContainsFunc(raw, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "", "", false // a control character, which net/http's URL parser refuses
+	}
 	var p []byte
 	switch {
 	case bytes.HasPrefix(raw, []byte("http://")), bytes.HasPrefix(raw, []byte("https://")):

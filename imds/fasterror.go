@@ -30,11 +30,12 @@ func (s *Server) fastHeaderReceived(h *fasthttp.RequestHeader) {
 // ErrorHandler), and closes the connection after the answer (lingerClose).
 // A request whose body it could not read is answered by the handler, after
 // the checks that come first, as net/http's are: 413 for a body over the
-// limit, 400 for one cut short or badly chunked; so is a request target
-// fasthttp cannot parse ("GET *"), which no route has (404). A connection
-// that sent nothing before its header timeout is cut without an answer; a
-// malformed or unfinished request gets the plain-text error net/http's
-// server would answer.
+// limit, 400 for one cut short or badly chunked. A connection that sent
+// nothing before its header timeout is cut without an answer; a malformed
+// or unfinished request gets the plain-text error net/http's server would
+// answer (a request target of a form its method does not take, such as
+// "GET *", too: net/http passed those on, and they got the 404 of a path no
+// route has).
 func (s *Server) ServeFastError(ctx *fasthttp.RequestCtx, err error) {
 	defer lingerClose(ctx)
 	if saved, ok := s.bodyHeaders.LoadAndDelete(&ctx.Request.Header); ok {
@@ -50,9 +51,6 @@ func (s *Server) ServeFastError(ctx *fasthttp.RequestCtx, err error) {
 	var small *fasthttp.ErrSmallBuffer
 	var netErr net.Error
 	switch {
-	case errors.Is(err, fasthttp.ErrorInvalidURI):
-		s.serveFast(ctx, nil)
-		ctx.SetConnectionClose()
 	case errors.As(err, &small):
 		plainError(ctx, http.StatusRequestHeaderFieldsTooLarge)
 	case errors.Is(err, fasthttp.ErrUnsupportedTransferEncoding):
