@@ -81,7 +81,9 @@ func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
 type shutdowner interface{ Shutdown() }
 
 // metadataServer is the metadata endpoint's server: fasthttp, with the
-// same timeouts and limits as the others (README, "DESIGN notes").
+// same timeouts and limits as the others, but for the read timeout, which
+// counts from the end of the headers (README, "Design notes: the metadata
+// endpoint on fasthttp").
 type metadataServer struct {
 	*fasthttp.Server
 	endpoint *imds.Server
