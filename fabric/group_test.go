@@ -27,21 +27,29 @@ func (s *updateCounter) Update(ctx context.Context, fn func(forewarn.Tx) error) 
 	return s.Store.Update(ctx, fn)
 }
 
-// queuedApprovals sets up a scope of n VMs, each with a restart Scheduled,
-// and holds the fabric (holdFabric).
+// queuedApprovals sets up a scope of n VMs, each with a restart Scheduled
+// (scheduledRestarts), and holds the fabric (holdFabric).
 func queuedApprovals(t *testing.T, n, maxWrites int) (h *harness, events []*forewarn.Event, store *updateCounter, approve func(vm string, ids ...string) <-chan error, release func()) {
-	h = mustOpenHarness(t, Config{AlwaysEnabled: true})
-	h.scope(forewarn.ScopeSpec{Name: "web", Kind: forewarn.AvailabilitySet})
-	for i := range n {
-		name := fmt.Sprintf("web-%d", i)
-		h.vm(forewarn.VMSpec{Name: name, Scope: "web"})
-		events = append(events, h.operate(name, forewarn.OpRestart))
-	}
+	h, events = scheduledRestarts(t, n)
 	store, queue, release := holdFabric(t, h, maxWrites)
 	approve = func(vm string, ids ...string) <-chan error {
 		return queue(func() error { return h.f.Metadata().Approve(context.Background(), vm, ids) })
 	}
 	return h, events, store, approve, release
+}
+
+// scheduledRestarts sets up a scope "web" of n VMs, web-0 on, each with a
+// restart Scheduled.
+func scheduledRestarts(t *testing.T, n int) (*harness, []*forewarn.Event) {
+	h := mustOpenHarness(t, Config{AlwaysEnabled: true})
+	h.scope(forewarn.ScopeSpec{Name: "web", Kind: forewarn.AvailabilitySet})
+	var events []*forewarn.Event
+	for i := range n {
+		name := fmt.Sprintf("web-%d", i)
+		h.vm(forewarn.VMSpec{Name: name, Scope: "web"})
+		events = append(events, h.operate(name, forewarn.OpRestart))
+	}
+	return h, events
 }
 
 // holdFabric counts the store's writes from now on and holds the fabric's
@@ -55,6 +63,13 @@ func holdFabric(t *testing.T, h *harness, maxWrites int) (store *updateCounter, 
 	if maxWrites > 0 {
 		h.f.store = &boundedStore{Store: store, maxWrites: maxWrites}
 	}
+	// The setup's own changes done: their committer has found the queue
+	// empty and left, so that the first change queued now commits itself.
+	waitFor(t, func() bool {
+		h.f.group.mu.Lock()
+		defer h.f.group.mu.Unlock()
+		return !h.f.group.committing
+	})
 	h.f.mu.Lock()
 	queued := 0
 	queue = func(change func() error) <-chan error {
@@ -142,13 +157,17 @@ func TestApprovalsFailTogether(t *testing.T) {
 // TestApprovalGivesUp: an approval whose context ends while it waits says
 // so, the first of a batch too, whose commit then goes on for the others.
 func TestApprovalGivesUp(t *testing.T) {
-	h, events, _, approve, release := queuedApprovals(t, 2, 0)
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
-	defer cancel()
-	if err := h.f.Metadata().Approve(ctx, "web-0", []string{events[0].ID}); !errors.Is(err, forewarn.ErrUnavailable) {
+	h, events := scheduledRestarts(t, 2)
+	_, queue, release := holdFabric(t, h, 0)
+	gaveUp := queue(func() error {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		defer cancel()
+		return h.f.Metadata().Approve(ctx, "web-0", []string{events[0].ID})
+	})
+	if err := <-gaveUp; !errors.Is(err, forewarn.ErrUnavailable) {
 		t.Errorf("approval that timed out: %v, want ErrUnavailable", err)
 	}
-	second := approve("web-1", events[1].ID)
+	second := queue(func() error { return h.f.Metadata().Approve(context.Background(), "web-1", []string{events[1].ID}) })
 	release()
 	if err := <-second; err != nil {
 		t.Errorf("approval behind one that gave up: %v", err)
