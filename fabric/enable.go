@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/forewarn/forewarn"
@@ -19,38 +20,63 @@ const storeTimeout = 10 * time.Second
 const enableFlushEvery = time.Minute
 
 // enabling is what the fabric knows in memory of the requests of each
-// scope: when one was last seen, and what the store holds.
+// scope: when one was last seen, and what the store holds. Every GET of a
+// VM notes itself (note), so that path takes no lock: each scope's two
+// times are atomics in an entry found in a sync.Map; what publishes and
+// flushes learn is written under mu.
 type enabling struct {
+	scopes sync.Map // forewarn.Key -> *scopeRequests
+
 	mu      sync.Mutex
-	seen    map[forewarn.Key]time.Time // scope -> last request
-	stored  map[forewarn.Key]time.Time // scope -> LastSeen in the store
 	created map[forewarn.Key]time.Time // scope -> CreatedAt of the scope stored is of
 }
 
+// scopeRequests is one scope's last request seen, and the LastSeen the
+// store holds, in Unix nanoseconds; 0 is none seen, or not known.
+type scopeRequests struct {
+	seen   atomic.Int64
+	stored atomic.Int64
+}
+
 func newEnabling() enabling {
-	return enabling{seen: map[forewarn.Key]time.Time{}, stored: map[forewarn.Key]time.Time{}, created: map[forewarn.Key]time.Time{}}
+	return enabling{created: map[forewarn.Key]time.Time{}}
+}
+
+// requests returns the entry of a scope, making it on first use.
+func (e *enabling) requests(key forewarn.Key) *scopeRequests {
+	if r, ok := e.scopes.Load(key); ok {
+		return r.(*scopeRequests)
+	}
+	r, _ := e.scopes.LoadOrStore(key, new(scopeRequests))
+	return r.(*scopeRequests)
 }
 
 // note records a request and returns the LastSeen the store holds, if known.
 func (e *enabling) note(key forewarn.Key, now time.Time) (time.Time, bool) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.seen[key] = now
-	stored, ok := e.stored[key]
-	return stored, ok
+	r := e.requests(key)
+	r.seen.Store(now.UnixNano())
+	if stored := r.stored.Load(); stored != 0 {
+		return unixTime(stored), true
+	}
+	return time.Time{}, false
 }
+
+// unixTime is the UTC time of Unix nanoseconds.
+func unixTime(n int64) time.Time { return time.Unix(0, n).UTC() }
 
 // lastSeen returns the last request seen of the scope, or the zero time if
 // none came since it was created: requests to a deleted scope of its name
 // are not its own.
 func (e *enabling) lastSeen(s *forewarn.Scope) time.Time {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	seen := e.seen[forewarn.KeyOf(s.Name)]
-	if seen.Before(s.CreatedAt) {
+	r, ok := e.scopes.Load(forewarn.KeyOf(s.Name))
+	if !ok {
 		return time.Time{}
 	}
-	return seen
+	seen := r.(*scopeRequests).seen.Load()
+	if seen == 0 || unixTime(seen).Before(s.CreatedAt) {
+		return time.Time{}
+	}
+	return unixTime(seen)
 }
 
 // learnStored records what the store holds of a scope, as a published
@@ -70,15 +96,16 @@ func (e *enabling) learnStored(key forewarn.Key, s *forewarn.Scope) {
 		return
 	}
 	e.created[key] = s.CreatedAt
-	if e.seen[key].Before(s.CreatedAt) {
-		delete(e.seen, key)
+	r := e.requests(key)
+	if seen := r.seen.Load(); seen != 0 && unixTime(seen).Before(s.CreatedAt) {
+		r.seen.CompareAndSwap(seen, 0) // unless a request came meanwhile
 	}
-	if s.EnabledAt.IsZero() {
-		delete(e.stored, key)
+	if s.EnabledAt.IsZero() || s.LastSeen.IsZero() {
+		r.stored.Store(0)
 		return
 	}
-	if s.LastSeen.After(e.stored[key]) {
-		e.stored[key] = s.LastSeen
+	if stored := r.stored.Load(); stored == 0 || s.LastSeen.After(unixTime(stored)) {
+		r.stored.Store(s.LastSeen.UnixNano())
 	}
 }
 
@@ -87,21 +114,20 @@ func (e *enabling) learnStored(key forewarn.Key, s *forewarn.Scope) {
 func (e *enabling) forget(key forewarn.Key) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	delete(e.seen, key)
-	delete(e.stored, key)
+	e.scopes.Delete(key)
 	delete(e.created, key)
 }
 
 // unstored returns the requests seen since the store was last told.
 func (e *enabling) unstored() map[forewarn.Key]time.Time {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	out := map[forewarn.Key]time.Time{}
-	for key, seen := range e.seen {
-		if seen.After(e.stored[key]) {
-			out[key] = seen
+	e.scopes.Range(func(key, r any) bool {
+		seen := r.(*scopeRequests).seen.Load()
+		if seen != 0 && seen > r.(*scopeRequests).stored.Load() {
+			out[key.(forewarn.Key)] = unixTime(seen)
 		}
-	}
+		return true
+	})
 	return out
 }
 
