@@ -26,26 +26,24 @@ func (s *Server) getEvents(in *incoming, out *reply, req *request, poll *answere
 		}
 	}
 	st := c.state
+	out.etag = st.etagHeader
 	if !req.poll.wait && noneMatch(in.ifNoneMatch, st.etag) {
-		*poll = answeredPoll{polls: c.polls, state: st, version: req.version}
-		out.etag = st.etagHeader
 		out.send(http.StatusNotModified, "", nil, nil)
-		return
-	}
-	doc := st.document(req.version)
-	if doc.err != nil {
-		s.internalError(in, out, "render document", doc.err)
-		return
+	} else {
+		doc := st.document(req.version)
+		if doc.err != nil {
+			s.internalError(in, out, "render document", doc.err)
+			return
+		}
+		out.send(http.StatusOK, contentTypeJSON, doc.body, doc.length)
 	}
 	*poll = answeredPoll{polls: c.polls, state: st, version: req.version}
-	out.etag = st.etagHeader
-	out.send(http.StatusOK, contentTypeJSON, doc.body, doc.length)
 }
 
 // enable tells the control plane the caller's scope asked, which may hold
 // the first call (SPEC.md 9). Shutdown ends the hold and the call is
 // answered. The caller is then looked up again, since the scope may have
-// changed during the hold; false means the answer has been written.
+// changed during the hold; false means out holds the answer, or none.
 func (s *Server) enable(in *incoming, out *reply, req *request) (caller, bool) {
 	ctx := s.enableContext(in.ctx)
 	err := s.plane.Enable(ctx, req.caller.state.scope.Name)

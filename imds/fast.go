@@ -127,8 +127,8 @@ func readFast(in *incoming, ctx *fasthttp.RequestCtx, fc *fastCall) int {
 // the path.
 func requestTarget(ctx *fasthttp.RequestCtx) (path, rawQuery string, ok bool) {
 	raw := ctx.Request.Header.RequestURI()
-	if bytes.ContainsFunc(raw, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return "", "", false // a control character, which net/http's URL parser refuses
+	if hasControl(raw) {
+		return "", "", false // which net/http's URL parser refuses
 	}
 	var p []byte
 	switch {
@@ -150,6 +150,16 @@ func requestTarget(ctx *fasthttp.RequestCtx) (path, rawQuery string, ok bool) {
 		path = unescaped
 	}
 	return path, rawQuery, true
+}
+
+// hasControl reports whether b holds an ASCII control character.
+func hasControl(b []byte) bool {
+	for _, c := range b {
+		if c < 0x20 || c == 0x7f {
+			return true
+		}
+	}
+	return false
 }
 
 // unsupportedCoding reports whether a request's header block, as sent,
